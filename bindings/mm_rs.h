@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mm-rs: the C side of the Rust memory-management decisions in mm/mm_rs/.
+ *
+ * This header holds the C prototype of every function the Rust code exports.
+ * bindgen sees it too (rust/bindings/bindings_helper.h includes it), and the
+ * Rust side checks each export against its prototype at build time, so a
+ * signature that drifts from what is written here fails the build.
+ */
+#ifndef _LINUX_MM_RS_H
+#define _LINUX_MM_RS_H
+
+#include <linux/jump_label.h>
+#include <linux/pgtable.h>
+#include <linux/types.h>
+
+struct folio;
+struct vm_area_struct;
+struct vm_fault;
+
+#ifdef CONFIG_MM_RS_ANON_ORDER
+DECLARE_STATIC_KEY_TRUE(mm_rs_anon_order_key);
+
+/* Whether anonymous faults choose their folio order in Rust (sysfs: anon_order). */
+static inline bool mm_rs_anon_order_enabled(void)
+{
+	return static_branch_likely(&mm_rs_anon_order_key);
+}
+#else
+static inline bool mm_rs_anon_order_enabled(void)
+{
+	return false;
+}
+#endif
+
+/* mm/mm_rs/anon/order.rs */
+
+/* The orders of @orders whose aligned block around @addr lies in @vma. */
+unsigned long mm_rs_thp_vma_suitable_orders(struct vm_area_struct *vma,
+					    unsigned long addr,
+					    unsigned long orders);
+/*
+ * The large orders an anonymous fault at @addr may try before looking at the
+ * page table: 0 for a userfaultfd-armed VMA, else the orders the mTHP knobs
+ * allow for @vma that fit in it around @addr.
+ */
+unsigned long mm_rs_anon_folio_orders(struct vm_area_struct *vma,
+				      unsigned long addr);
+/*
+ * @orders, less the orders whose aligned block around @addr has a populated
+ * PTE, going down from the highest; @pte maps the whole PTE table of @addr.
+ */
+unsigned long mm_rs_anon_folio_pte_none_orders(pte_t *pte, unsigned long addr,
+					       unsigned long orders);
+/*
+ * alloc_anon_folio() for large orders: a charged, zeroed large folio, NULL to
+ * fall back to order 0, or ERR_PTR(-EAGAIN) to retry the fault.
+ */
+struct folio *mm_rs_alloc_anon_folio(struct vm_fault *vmf);
+
+#ifdef __BINDGEN__
+/* Constants that bindgen cannot evaluate by itself. */
+#include <linux/huge_mm.h>
+#include <linux/mm.h>
+#include <linux/userfaultfd_k.h>
+
+const vm_flags_t MM_RS_VM_HUGEPAGE = VM_HUGEPAGE;
+const vm_flags_t MM_RS_VM_NOHUGEPAGE = VM_NOHUGEPAGE;
+#ifdef CONFIG_USERFAULTFD
+const vm_flags_t MM_RS_VM_UFFD_FLAGS = __VM_UFFD_FLAGS;
+const vm_flags_t MM_RS_VM_UFFD_MISSING = VM_UFFD_MISSING;
+#else
+const vm_flags_t MM_RS_VM_UFFD_FLAGS = 0;
+const vm_flags_t MM_RS_VM_UFFD_MISSING = 0;
+#endif
+const unsigned int MM_RS_MMF_DISABLE_THP = MMF_DISABLE_THP;
+const unsigned int MM_RS_PMD_ORDER = PMD_SHIFT - PAGE_SHIFT;
+const size_t MM_RS_PTRS_PER_PTE = PTRS_PER_PTE;
+#endif /* __BINDGEN__ */
+
+#endif /* _LINUX_MM_RS_H */

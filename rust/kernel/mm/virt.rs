@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Virtual memory areas.
+//!
+//! [`VmaRef`] is a `struct vm_area_struct` whose caller holds the mmap read lock or the VMA read
+//! lock, which is the state a page fault handler is in. It only reads: the fields it exposes are
+//! stable under either lock.
+//!
+//! C header: [`include/linux/mm_types.h`](srctree/include/linux/mm_types.h)
+
+use crate::{bindings, ffi::c_ulong, types::Opaque};
+
+pub use bindings::vm_flags_t;
+
+/// VMA flags, as C's `VM_*` constants.
+pub mod flags {
+    use super::{bindings, vm_flags_t};
+
+    /// Writable mapping.
+    pub const WRITE: vm_flags_t = bindings::VM_WRITE as vm_flags_t;
+    /// Shared mapping.
+    pub const SHARED: vm_flags_t = bindings::VM_SHARED as vm_flags_t;
+    /// `MADV_HUGEPAGE` was given for this range.
+    pub const HUGEPAGE: vm_flags_t = bindings::MM_RS_VM_HUGEPAGE;
+    /// `MADV_NOHUGEPAGE` was given for this range.
+    pub const NOHUGEPAGE: vm_flags_t = bindings::MM_RS_VM_NOHUGEPAGE;
+    /// Any of the userfaultfd registration modes (`__VM_UFFD_FLAGS`); 0 without userfaultfd.
+    pub const UFFD_ANY: vm_flags_t = bindings::MM_RS_VM_UFFD_FLAGS;
+    /// Userfaultfd registered in missing mode; 0 without userfaultfd.
+    pub const UFFD_MISSING: vm_flags_t = bindings::MM_RS_VM_UFFD_MISSING;
+}
+
+/// A VMA that the caller may read.
+///
+/// # Invariants
+///
+/// The caller holds the mmap read lock or the VMA read lock of this VMA for as long as the
+/// reference exists, so the VMA is alive and its bounds, flags, `vm_mm`, `vm_ops` and `vm_file`
+/// do not change.
+#[repr(transparent)]
+pub struct VmaRef {
+    vma: Opaque<bindings::vm_area_struct>,
+}
+
+impl VmaRef {
+    /// Access a VMA given a pointer to it.
+    ///
+    /// # Safety
+    ///
+    /// `vma` must be valid, and the caller must hold the mmap read lock or the VMA read lock of
+    /// it for the lifetime `'a`.
+    #[inline]
+    pub unsafe fn from_raw<'a>(vma: *const bindings::vm_area_struct) -> &'a Self {
+        // SAFETY: The caller ensures that the invariants are satisfied for the duration of 'a.
+        // CAST: `VmaRef` is a transparent wrapper of `vm_area_struct`.
+        unsafe { &*vma.cast() }
+    }
+
+    /// Returns a raw pointer to this VMA.
+    #[inline]
+    pub fn as_ptr(&self) -> *mut bindings::vm_area_struct {
+        self.vma.get()
+    }
+
+    /// The VMA's flags.
+    #[inline]
+    pub fn flags(&self) -> vm_flags_t {
+        // SAFETY: By the type invariants, the caller holds a lock that keeps the flags stable.
+        unsafe { (*self.as_ptr()).__bindgen_anon_2.vm_flags }
+    }
+
+    /// The first address of the VMA.
+    #[inline]
+    pub fn start(&self) -> usize {
+        // SAFETY: By the type invariants, the caller holds a lock that keeps the bounds stable.
+        unsafe { (*self.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.vm_start }
+    }
+
+    /// The address one past the VMA's last byte.
+    #[inline]
+    pub fn end(&self) -> usize {
+        // SAFETY: By the type invariants, the caller holds a lock that keeps the bounds stable.
+        unsafe { (*self.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.vm_end }
+    }
+
+    /// The VMA's offset in its file, in pages (`vm_pgoff`).
+    #[inline]
+    pub fn pgoff(&self) -> c_ulong {
+        // SAFETY: By the type invariants, the caller holds a lock that keeps `vm_pgoff` stable.
+        unsafe { (*self.as_ptr()).vm_pgoff }
+    }
+
+    /// Whether this is an anonymous VMA (no `vm_ops`), as C's `vma_is_anonymous()`.
+    #[inline]
+    pub fn is_anonymous(&self) -> bool {
+        // SAFETY: By the type invariants, the caller holds a lock that keeps `vm_ops` stable.
+        unsafe { (*self.as_ptr()).vm_ops.is_null() }
+    }
+
+    /// Whether the VMA has an `anon_vma` yet.
+    ///
+    /// The answer can go from `false` to `true` under the caller's feet (`anon_vma_prepare()`
+    /// does not need the mmap write lock), never the other way.
+    #[inline]
+    pub fn has_anon_vma(&self) -> bool {
+        // SAFETY: The VMA is valid by the type invariants. A racy read of a pointer that only
+        // goes from NULL to non-NULL is what C does here too.
+        unsafe { !core::ptr::read_volatile(core::ptr::addr_of!((*self.as_ptr()).anon_vma)).is_null() }
+    }
+
+    /// The mm this VMA belongs to, or [`None`] for the special VMAs without one (vdso).
+    #[inline]
+    pub fn mm(&self) -> Option<&MmRef> {
+        // SAFETY: The VMA is valid by the type invariants, and `vm_mm` does not change.
+        let mm = unsafe { (*self.as_ptr()).vm_mm };
+        if mm.is_null() {
+            None
+        } else {
+            // SAFETY: The mm of a VMA outlives the VMA, and the VMA outlives `&self`.
+            Some(unsafe { MmRef::from_raw(mm) })
+        }
+    }
+
+    /// Whether this is a stack VMA whose setup by `execve()` has not finished, as C's
+    /// `vma_is_temporary_stack()`.
+    #[inline]
+    pub fn is_temporary_stack(&self) -> bool {
+        // SAFETY: The VMA is valid and locked by the type invariants.
+        unsafe { bindings::mm_rs_vma_is_temporary_stack(self.as_ptr()) }
+    }
+
+    /// Whether the VMA maps a DAX file, as C's `vma_is_dax()`.
+    #[inline]
+    pub fn is_dax(&self) -> bool {
+        // SAFETY: The VMA is valid and locked by the type invariants.
+        unsafe { bindings::mm_rs_vma_is_dax(self.as_ptr()) }
+    }
+}
+
+/// An mm that is alive for the lifetime of the reference.
+///
+/// # Invariants
+///
+/// The `mm_struct` is valid for the lifetime of the reference (it is pinned by a VMA of it, or
+/// by the caller's `mmgrab()`).
+#[repr(transparent)]
+pub struct MmRef {
+    mm: Opaque<bindings::mm_struct>,
+}
+
+impl MmRef {
+    /// Access an mm given a pointer to it.
+    ///
+    /// # Safety
+    ///
+    /// `mm` must be valid for the lifetime `'a`.
+    #[inline]
+    pub unsafe fn from_raw<'a>(mm: *const bindings::mm_struct) -> &'a Self {
+        // SAFETY: The caller ensures that `mm` is valid for 'a.
+        // CAST: `MmRef` is a transparent wrapper of `mm_struct`.
+        unsafe { &*mm.cast() }
+    }
+
+    /// Returns a raw pointer to this mm.
+    #[inline]
+    pub fn as_ptr(&self) -> *mut bindings::mm_struct {
+        self.mm.get()
+    }
+
+    /// Whether `prctl(PR_SET_THP_DISABLE)` disabled THP for this mm (`MMF_DISABLE_THP`).
+    #[inline]
+    pub fn thp_disabled(&self) -> bool {
+        // SAFETY: The mm is valid by the type invariants; `flags` is only changed with atomic
+        // bit operations, so a plain racy read is what C's `test_bit()` does too.
+        let flags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*self.as_ptr()).__bindgen_anon_1.flags)) };
+        flags & (1 << bindings::MM_RS_MMF_DISABLE_THP) != 0
+    }
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check kunit.py's JSON: every suite the kunitconfig names in its
+'# expect-suite: NAME [MIN_CASES]' lines ran with at least that many cases,
+and no test anywhere failed, crashed or was skipped."""
+import json
+import sys
+
+
+def walk(node, path, out):
+    name = node.get("test_name") or node.get("name") or ""
+    sub = node.get("sub_groups", []) or []
+    cases = node.get("test_cases", []) or []
+    for c in cases:
+        out.append((path + [name], c.get("name"), c.get("status")))
+    for s in sub:
+        walk(s, path + [name], out)
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: kunit-check.py RESULTS.json KUNITCONFIG", file=sys.stderr)
+        return 2
+    try:
+        with open(sys.argv[1]) as f:
+            root = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"kunit-check: no results: {e}", file=sys.stderr)
+        return 1
+    expect = {}
+    with open(sys.argv[2]) as f:
+        for line in f:
+            if line.startswith("# expect-suite:"):
+                words = line.split(":", 1)[1].split()
+                expect[words[0]] = int(words[1]) if len(words) > 1 else 1
+    cases = []
+    walk(root, [], cases)
+    bad = [(p, n, s) for p, n, s in cases if s != "PASS"]
+    per_suite = {}
+    for p, n, s in cases:
+        for part in p:
+            per_suite[part] = per_suite.get(part, 0) + 1
+    rc = 0
+    for p, n, s in bad:
+        print(f"kunit-check: {'.'.join(x for x in p if x)}.{n}: {s}", file=sys.stderr)
+        rc = 1
+    for suite, want in expect.items():
+        got = per_suite.get(suite, 0)
+        if got < want:
+            print(f"kunit-check: suite {suite}: {got} cases ran, expected at least {want}",
+                  file=sys.stderr)
+            rc = 1
+    passed = sum(1 for _, _, s in cases if s == "PASS")
+    print(f"kunit-check: {passed} passed, {len(bad)} failed"
+          f" ({len(cases)} cases; suites checked: {', '.join(sorted(expect)) or 'none'})")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

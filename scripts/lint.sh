@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The lints CI runs: rustfmt --check on our Rust, clippy (the kernel's
+# CLIPPY=1 build) on the mm-rs crate and the kernel crate with our
+# abstractions, and checkpatch on our C and on patches/.
+# Any finding in mm-rs's own files fails; findings in the base tree do not.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/env.sh"
+T="$REPO/build/linux"
+L="$REPO/build/lint"
+cd "$REPO"
+rc=0
+
+mapfile -t rs < <(git ls-files -co --exclude-standard -- '*.rs')
+mapfile -t cs < <(git ls-files -co --exclude-standard -- '*.c' '*.h')
+
+echo "lint: rustfmt --check (${#rs[@]} files)"
+if ! /usr/bin/rustfmt --edition 2021 --config-path "$T/.rustfmt.toml" --check "${rs[@]}"; then
+	echo "lint: rustfmt: run 'make fmt' to fix" >&2
+	rc=1
+fi
+
+echo "lint: checkpatch (${#cs[@]} C files, $(ls patches/*.patch | wc -l) patches)"
+cp_args=(--no-tree --quiet --show-types --strict --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG)
+for f in "${cs[@]}"; do
+	perl "$T/scripts/checkpatch.pl" "${cp_args[@]}" -f "$f" || rc=1
+done
+for p in patches/*.patch; do
+	perl "$T/scripts/checkpatch.pl" --no-tree --quiet --show-types --strict "$p" || rc=1
+done
+
+echo "lint: clippy (CLIPPY=1, x86_64)"
+mkdir -p "$L"
+cp "$REPO/kunit/mm_rs.kunitconfig" "$L/.config.in"
+if [ ! -f "$L/.config" ] || ! cmp -s "$L/.config.in" "$L/.config.src"; then
+	cp "$L/.config.in" "$L/.config"
+	make -s -C "$T" O="$L" ARCH=x86_64 "${MM_RS_MAKE_OPTS[@]}" olddefconfig >/dev/null
+	cp "$L/.config.in" "$L/.config.src"
+fi
+grep -q '^CONFIG_MM_RS=y' "$L/.config" || { echo "lint: CONFIG_MM_RS did not stick in $L/.config" >&2; exit 1; }
+log="$L/clippy.log"
+if ! make -C "$T" O="$L" ARCH=x86_64 "${MM_RS_MAKE_OPTS[@]}" CLIPPY=1 -j"$(nproc)" \
+	rust/ mm/mm_rs/ mm/mm_rs_kunit/ >"$log" 2>&1; then
+	tail -n 40 "$log" >&2
+	echo "lint: clippy build failed (full log: ${log#$REPO/})" >&2
+	rc=1
+fi
+# Warnings that point into our files (tree paths of the symlinked files).
+if grep -B2 -A12 -E '^(warning|error)' "$log" | grep -qE -- '--> .*(mm/mm_rs/|rust/kernel/mm[/.]|mm_rs)'; then
+	grep -B2 -A12 -E '^(warning|error)' "$log" >&2
+	echo "lint: clippy/rustc warnings in mm-rs code (full log: ${log#$REPO/})" >&2
+	rc=1
+fi
+
+[ $rc = 0 ] && echo "lint: ok" || echo "lint: FAILED" >&2
+exit $rc

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install and check everything mm-rs needs on a Debian 12 machine.
+# Idempotent: a second run installs nothing and prints the same checks.
+set -euo pipefail
+
+BINDGEN_VERSION=0.73.2          # pinned; 6.12 needs >= 0.65.1
+MIN_RUSTC=1.78.0                # scripts/min-tool-version.sh of 6.12
+KERNEL_RUSTC=/usr/bin/rustc     # Debian's rustc-web, which rust-web-src matches
+
+die() { echo "setup: error: $*" >&2; exit 1; }
+note() { echo "setup: $*"; }
+
+PKGS=(linux-source-6.12 rustc-web rust-web-src rust-web-clippy rustfmt-web
+      clang lld llvm libclang-dev qemu-system-x86 qemu-system-arm
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross flex bison bc libelf-dev
+      libssl-dev cpio xz-utils python3 rsync kmod patch make gcc)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "missing Debian packages: ${missing[*]}; run as root or: sudo apt-get install ${missing[*]}"
+	note "installing ${missing[*]}"
+	apt-get update -q >/dev/null || die "apt-get update failed; check the network or /etc/apt/sources.list"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null \
+		|| die "apt-get install ${missing[*]} failed"
+fi
+
+vercmp_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
+
+# rustc: the kernel must use Debian's rustc (the one rust-web-src matches).
+[ -x "$KERNEL_RUSTC" ] || die "$KERNEL_RUSTC not found; install rustc-web (apt-get install rustc-web)"
+rv=$("$KERNEL_RUSTC" --version | awk '{print $2}')
+vercmp_ge "$rv" "$MIN_RUSTC" || die "rustc $rv at $KERNEL_RUSTC is older than $MIN_RUSTC, the minimum for Linux 6.12"
+sysroot=$("$KERNEL_RUSTC" --print sysroot)
+[ -f "$sysroot/lib/rustlib/src/rust/library/core/src/lib.rs" ] \
+	|| die "no Rust library source under $sysroot/lib/rustlib/src/rust/library; install rust-web-src"
+[ -x /usr/bin/clippy-driver ] || die "no /usr/bin/clippy-driver; install rust-web-clippy"
+[ -x /usr/bin/rustfmt ] || die "no /usr/bin/rustfmt; install rustfmt-web"
+
+# bindgen: Debian's is too old, so the pinned bindgen-cli from crates.io goes to /usr/local.
+need_bindgen=1
+if command -v bindgen >/dev/null 2>&1; then
+	bv=$(bindgen --version 2>/dev/null | awk '{print $2}')
+	[ "$bv" = "$BINDGEN_VERSION" ] && need_bindgen=0
+fi
+if [ $need_bindgen = 1 ]; then
+	command -v cargo >/dev/null 2>&1 || die "cargo not found; it is needed once to install bindgen-cli $BINDGEN_VERSION"
+	note "installing bindgen-cli $BINDGEN_VERSION from crates.io (a few minutes, once)"
+	root=/usr/local; [ -w "$root/bin" ] || root="$HOME/.local"
+	cargo install --locked --quiet --root "$root" bindgen-cli --version "$BINDGEN_VERSION" \
+		|| die "cargo install bindgen-cli $BINDGEN_VERSION failed"
+	export PATH="$root/bin:$PATH"
+fi
+bv=$(bindgen --version | awk '{print $2}')
+vercmp_ge "$bv" 0.65.1 || die "bindgen $bv is older than 0.65.1, the minimum for Linux 6.12"
+
+command -v aarch64-linux-gnu-gcc >/dev/null || die "no aarch64-linux-gnu-gcc; install gcc-aarch64-linux-gnu"
+command -v ld.lld >/dev/null || die "no ld.lld; install lld"
+command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64; install qemu-system-x86"
+command -v qemu-system-aarch64 >/dev/null || die "no qemu-system-aarch64; install qemu-system-arm"
+[ -f /usr/src/linux-source-6.12.tar.xz ] || die "no /usr/src/linux-source-6.12.tar.xz; install linux-source-6.12"
+
+note "ok: rustc $rv ($KERNEL_RUSTC), bindgen $bv, $(clang --version | head -n1), $(qemu-system-x86_64 --version | head -n1)"
