@@ -66,13 +66,9 @@ struct folio *mm_rs_alloc_anon_folio(struct vm_fault *vmf);
 
 const vm_flags_t MM_RS_VM_HUGEPAGE = VM_HUGEPAGE;
 const vm_flags_t MM_RS_VM_NOHUGEPAGE = VM_NOHUGEPAGE;
-#ifdef CONFIG_USERFAULTFD
+/* VM_NONE without CONFIG_USERFAULTFD. */
 const vm_flags_t MM_RS_VM_UFFD_FLAGS = __VM_UFFD_FLAGS;
 const vm_flags_t MM_RS_VM_UFFD_MISSING = VM_UFFD_MISSING;
-#else
-const vm_flags_t MM_RS_VM_UFFD_FLAGS = 0;
-const vm_flags_t MM_RS_VM_UFFD_MISSING = 0;
-#endif
 const unsigned int MM_RS_MMF_DISABLE_THP = MMF_DISABLE_THP;
 const unsigned int MM_RS_PMD_ORDER = PMD_SHIFT - PAGE_SHIFT;
 const size_t MM_RS_PTRS_PER_PTE = PTRS_PER_PTE;

@@ -26,7 +26,7 @@
 #define NR_ORDERS		(PMD_ORDER - FIRST_ORDER)
 #define ANON_ORDERS		(GENMASK(PMD_ORDER - 1, FIRST_ORDER))
 /* Where the fake VMAs live: PMD-aligned, never mapped (they are never faulted). */
-#define FAKE_BASE		(1UL << 32)
+#define FAKE_BASE		BIT(32)
 #define RANDOM_SEED		0x6d6d2d7273ULL
 #define RANDOM_CASES		100000
 
@@ -82,7 +82,9 @@ static void knobs_from_index(struct thp_knobs *k, unsigned int index)
 {
 	int order;
 
-	k->always = k->madvise = k->inherit = 0;
+	k->always = 0;
+	k->madvise = 0;
+	k->inherit = 0;
 	for (order = FIRST_ORDER; order < PMD_ORDER; order++, index /= 4) {
 		switch (index % 4) {
 		case KNOB_ALWAYS:
@@ -196,13 +198,28 @@ static const unsigned long edges[] = {
 	127, 128, 129, 255, 256, 257, 383, 510, 511, 512, 513, 767, 1023, 1024,
 };
 
+/* Every order alone and all together at @addr, if @addr is in the fake VMA. */
+static bool compare_suitable_at(struct kunit *test, struct anon_order_ctx *c,
+				unsigned long addr, u64 *n)
+{
+	int order;
+
+	if (addr >= c->vma.vm_end)
+		return true;
+	if (!compare_suitable(test, c, addr, GENMASK(PMD_ORDER, 0), "all", (*n)++))
+		return false;
+	for (order = 0; order <= PMD_ORDER; order++)
+		if (!compare_suitable(test, c, addr, BIT(order), "single", (*n)++))
+			return false;
+	return true;
+}
+
 /* thp_vma_suitable_orders(): every order alone and all together, anon and file VMAs. */
 static void suitable_orders_bounds(struct kunit *test)
 {
 	static const unsigned long pgoffs[] = { 0, 1, 3, 16, 17, 512 };
 	struct anon_order_ctx *c = test->priv;
-	unsigned long all = GENMASK(PMD_ORDER, 0);
-	int s, e, a, p, order;
+	int s, e, a, p;
 	u64 n = 0;
 
 	for (p = -1; p < (int)ARRAY_SIZE(pgoffs); p++) {
@@ -217,14 +234,8 @@ static void suitable_orders_bounds(struct kunit *test)
 				for (a = 0; a < ARRAY_SIZE(edges); a++) {
 					unsigned long addr = start + edges[a] * PAGE_SIZE;
 
-					if (addr >= end)
-						continue;
-					if (!compare_suitable(test, c, addr, all, "all", n++))
+					if (!compare_suitable_at(test, c, addr, &n))
 						return;
-					for (order = 0; order <= PMD_ORDER; order++)
-						if (!compare_suitable(test, c, addr, BIT(order),
-								      "single", n++))
-							return;
 				}
 			}
 		}
@@ -263,6 +274,30 @@ static void allowable_orders_knobs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->checks, (unsigned long)combos * 3 * ARRAY_SIZE(hugepage));
 }
 
+static vm_flags_t flags_from_bits(const vm_flags_t *flag_bits, int nr, unsigned int bits)
+{
+	vm_flags_t flags = VM_READ | VM_WRITE;
+	int b;
+
+	for (b = 0; b < nr; b++)
+		if (bits & BIT(b))
+			flags |= flag_bits[b];
+	return flags;
+}
+
+static bool compare_orders_at_edges(struct kunit *test, struct anon_order_ctx *c, u64 *n)
+{
+	int a;
+
+	for (a = 0; a < ARRAY_SIZE(edges); a++) {
+		unsigned long addr = c->vma.vm_start + edges[a] * PAGE_SIZE;
+
+		if (addr < c->vma.vm_end && !compare_orders(test, c, addr, "vma", (*n)++))
+			return false;
+	}
+	return true;
+}
+
 /* Every combination of the VMA and mm properties the decision reads. */
 static void allowable_orders_vma(struct kunit *test)
 {
@@ -276,7 +311,6 @@ static void allowable_orders_vma(struct kunit *test)
 	struct anon_order_ctx *c = test->priv;
 	unsigned int bits, ks, g, props;
 	struct thp_knobs k;
-	int a, b;
 	u64 n = 0;
 
 	for (ks = 0; ks < ARRAY_SIZE(knob_sets); ks++) {
@@ -290,21 +324,15 @@ static void allowable_orders_vma(struct kunit *test)
 				c->mm->flags = (props & 2) ? BIT(MMF_DISABLE_THP) : 0;
 				c->vma.vm_mm = (props & 4) ? NULL : c->mm;
 				for (bits = 0; bits < BIT(ARRAY_SIZE(flag_bits)) * 2; bits++) {
-					vm_flags_t flags = VM_READ | VM_WRITE;
+					vm_flags_t flags = flags_from_bits(flag_bits,
+									   ARRAY_SIZE(flag_bits),
+									   bits);
 
-					for (b = 0; b < ARRAY_SIZE(flag_bits); b++)
-						if (bits & BIT(b))
-							flags |= flag_bits[b];
 					set_vma(c, FAKE_BASE + 16 * PAGE_SIZE,
 						FAKE_BASE + PMD_SIZE + 8 * PAGE_SIZE, flags,
 						bits & BIT(ARRAY_SIZE(flag_bits)));
-					for (a = 0; a < ARRAY_SIZE(edges); a++) {
-						unsigned long addr = c->vma.vm_start + edges[a] * PAGE_SIZE;
-
-						if (addr < c->vma.vm_end &&
-						    !compare_orders(test, c, addr, "vma", n++))
-							goto out;
-					}
+					if (!compare_orders_at_edges(test, c, &n))
+						goto out;
 				}
 			}
 		}
@@ -337,7 +365,8 @@ static void pte_none_orders(struct kunit *test)
 				if (!compare_pte_none(test, c, addr, ANON_ORDERS, "all", n++))
 					return;
 				for (order = FIRST_ORDER; order < PMD_ORDER; order++)
-					if (!compare_pte_none(test, c, addr, BIT(order), "single", n++))
+					if (!compare_pte_none(test, c, addr, BIT(order),
+							      "single", n++))
 						return;
 			}
 		}
@@ -454,6 +483,37 @@ static void expect_block_mapped(struct kunit *test, unsigned long addr, int orde
 	}
 }
 
+/*
+ * Leaves freed, poisoned pages of @order where the next allocation of that
+ * order on this CPU is likely to find them, so that a folio the fault path
+ * forgot to zero shows up as non-zero data.
+ */
+static void poison_free_pages(int order)
+{
+	struct page *page = alloc_pages(GFP_KERNEL, order);
+
+	if (!page)
+		return;
+	memset(page_address(page), 0x5a, PAGE_SIZE << order);
+	__free_pages(page, order);
+}
+
+/* The block of @order around @addr reads zero, but for the byte written at @addr. */
+static void expect_block_zeroed(struct kunit *test, unsigned long addr, int order)
+{
+	size_t size = PAGE_SIZE << order, i, bad = 0;
+	unsigned long start = ALIGN_DOWN(addr, size);
+	char *buf = kvmalloc(size, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, copy_from_user(buf, (void __user *)start, size), 0);
+	for (i = 0; i < size; i++)
+		if (buf[i] != (start + i == addr ? 1 : 0))
+			bad++;
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "bytes of the block at %#lx not as written", start);
+	kvfree(buf);
+}
+
 static void run_fault_case(struct kunit *test, const struct fault_case *fc,
 			   bool rust)
 {
@@ -497,24 +557,26 @@ static void run_fault_case(struct kunit *test, const struct fault_case *fc,
 		k.inherit = BIT(fc->order);
 	knobs_set(&k);
 
+	poison_free_pages(fc->order);
 	alloc_before = sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_ALLOC);
 	fallback_before = sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_FALLBACK);
 	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)addr), 0);
 
 	expect_block_mapped(test, addr, fc->expect);
+	expect_block_zeroed(test, addr, fc->expect);
 	if (fc->expect && !fc->neighbour) {
 		/* Nothing outside the block. */
 		unsigned long after = ALIGN(addr + 1, PAGE_SIZE << fc->expect);
 
-		if (after < base + len) {
+		if (after < base + len)
 			KUNIT_EXPECT_EQ(test, get_user_pages_fast_only(after, 1, 0, &page), 0);
-		}
 	}
 	KUNIT_EXPECT_EQ_MSG(test, sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_ALLOC) - alloc_before,
 			    (unsigned long)(fc->expect == fc->order),
 			    "%s (%s): anon_fault_alloc of order %d", fc->name,
 			    rust ? "Rust" : "C", stat_order);
-	KUNIT_EXPECT_EQ_MSG(test, sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_FALLBACK) - fallback_before,
+	KUNIT_EXPECT_EQ_MSG(test,
+			    sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_FALLBACK) - fallback_before,
 			    0UL, "%s (%s): anon_fault_fallback", fc->name, rust ? "Rust" : "C");
 
 	if (fc->disable_thp)
@@ -594,6 +656,7 @@ static struct kunit_suite anon_order_suite = {
 	.exit = anon_order_test_exit,
 	.test_cases = anon_order_cases,
 };
+
 kunit_test_suite(anon_order_suite);
 
 MODULE_DESCRIPTION("KUnit tests for mm-rs anonymous folio-order selection");

@@ -24,12 +24,17 @@ if ! /usr/bin/rustfmt --edition 2021 --config-path "$T/.rustfmt.toml" --check "$
 fi
 
 echo "lint: checkpatch (${#cs[@]} C files, $(ls patches/*.patch | wc -l) patches)"
-cp_args=(--no-tree --quiet --show-types --strict --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG)
+# checkpatch runs from inside the tree: run from another git work tree it
+# misreads patches. EMBEDDED_FILENAME trips on mm/Kconfig sourcing
+# mm/Kconfig.mm_rs; FILE_PATH_CHANGES asks about MAINTAINERS, which a series
+# carried out of tree has no entry in.
+cp_args=(--no-tree --quiet --show-types --strict)
 for f in "${cs[@]}"; do
-	perl "$T/scripts/checkpatch.pl" "${cp_args[@]}" -f "$f" || rc=1
+	(cd "$T" && perl scripts/checkpatch.pl "${cp_args[@]}" --ignore SPDX_LICENSE_TAG -f "$REPO/$f") || rc=1
 done
 for p in patches/*.patch; do
-	perl "$T/scripts/checkpatch.pl" --no-tree --quiet --show-types --strict "$p" || rc=1
+	(cd "$T" && perl scripts/checkpatch.pl "${cp_args[@]}" \
+		--ignore EMBEDDED_FILENAME,FILE_PATH_CHANGES "$REPO/$p") || rc=1
 done
 
 echo "lint: clippy (CLIPPY=1, x86_64)"

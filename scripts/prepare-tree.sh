@@ -51,6 +51,26 @@ if [ -d "$T" ] && [ "$(cat "$META/base" 2>/dev/null)" != "$pkgver" ]; then
 	rm -rf "$T"
 fi
 
+# Restore the files the patches touched last time from the copies saved
+# before they were first patched (robust against hand edits of the tree).
+# Files whose content ends up unchanged get their old timestamps back below,
+# so kbuild does not rebuild them.
+prev="$B/prev-patched"
+rm -rf "$prev"
+if [ -d "$T" ]; then
+	rm -f "$META/stamp"
+	if [ -d "$META/orig" ]; then
+		(cd "$META/orig" && find . -type f) | while read -r f; do
+			f=${f#./}
+			mkdir -p "$prev/$(dirname "$f")"
+			[ -e "$T/$f" ] && cp -p "$T/$f" "$prev/$f"
+			cp -p "$META/orig/$f" "$T/$f"
+		done
+	fi
+	rm -rf "$META/applied"
+	mkdir -p "$META/applied"
+fi
+
 if [ ! -d "$T" ]; then
 	echo "prepare-tree: extracting linux-source-6.12 $pkgver into build/linux"
 	rm -rf "$B/linux.new"
@@ -65,19 +85,17 @@ kver=$(make -s -C "$T" kernelversion)
 echo "linux-source-6.12 $pkgver (Linux $kver)" > "$B/BASE"
 echo "-mm-rs" > "$T/localversion-mm-rs"
 
-# Reverse the patches applied last time, newest first.
-rm -f "$META/stamp"
-mapfile -t old < <(ls "$META/applied" 2>/dev/null | sort -r)
-for name in "${old[@]}"; do
-	patch -d "$T" -p1 -R -s --batch --no-backup-if-mismatch < "$META/applied/$name" \
-		|| die "could not reverse $name; remove build/linux and run again"
-	rm -f "$META/applied/$name"
-done
-
 for p in "${patches[@]}"; do
 	name=$(basename "$p")
 	rej="$B/rejects/$name.rej"
 	mkdir -p "$B/rejects"
+	# Save the original of every file this patch touches, once.
+	grep -E '^\+\+\+ b/' "$p" | sed 's|^+++ b/||; s|\t.*||' | while read -r f; do
+		[ -e "$META/orig/$f" ] && continue
+		[ -e "$T/$f" ] || die "patches/$name touches $f, which the base tree does not have"
+		mkdir -p "$META/orig/$(dirname "$f")"
+		cp -p "$T/$f" "$META/orig/$f"
+	done
 	if ! out=$(patch -d "$T" -p1 -N --batch --no-backup-if-mismatch -r "$rej" < "$p" 2>&1); then
 		echo "$out" | sed 's/^/    /' >&2
 		# Leave no half-patched tree behind: the next run extracts afresh.
@@ -86,6 +104,14 @@ for p in "${patches[@]}"; do
 	fi
 	cp "$p" "$META/applied/$name"
 done
+
+# Unchanged results keep their old timestamps.
+if [ -d "$prev" ]; then
+	(cd "$prev" && find . -type f) | while read -r f; do
+		cmp -s "$prev/$f" "$T/$f" && touch -r "$prev/$f" "$T/$f"
+	done
+	rm -rf "$prev"
+fi
 
 for l in "${LINKS[@]}"; do
 	dst="$T/${l%%:*}"

@@ -52,7 +52,8 @@ pub(crate) fn alloc_anon_folio(vmf: &VmFault) -> AnonFolio {
 
     let gfp = vma_thp_gfp_mask(vma);
     for order in orders.iter_desc() {
-        let folio = align_down(addr, order).and_then(|start| Folio::vma_alloc(gfp, order, vma, start));
+        let folio =
+            align_down(addr, order).and_then(|start| Folio::vma_alloc(gfp, order, vma, start));
         if let Some(folio) = folio {
             if folio.mem_cgroup_charge(mm, gfp).is_ok() {
                 folio.throttle_swaprate(gfp);

@@ -8,7 +8,7 @@
 //! C header: [`include/linux/mm.h`](srctree/include/linux/mm.h)
 
 use super::virt::{MmRef, VmaRef};
-use crate::{bindings, error::Result, error::to_result};
+use crate::{bindings, error::to_result, error::Result};
 use core::ptr::NonNull;
 
 /// GFP flags as the mm code passes them around (`gfp_t`).

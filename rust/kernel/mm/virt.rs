@@ -105,7 +105,9 @@ impl VmaRef {
     pub fn has_anon_vma(&self) -> bool {
         // SAFETY: The VMA is valid by the type invariants. A racy read of a pointer that only
         // goes from NULL to non-NULL is what C does here too.
-        unsafe { !core::ptr::read_volatile(core::ptr::addr_of!((*self.as_ptr()).anon_vma)).is_null() }
+        unsafe {
+            !core::ptr::read_volatile(core::ptr::addr_of!((*self.as_ptr()).anon_vma)).is_null()
+        }
     }
 
     /// The mm this VMA belongs to, or [`None`] for the special VMAs without one (vdso).
@@ -172,7 +174,9 @@ impl MmRef {
     pub fn thp_disabled(&self) -> bool {
         // SAFETY: The mm is valid by the type invariants; `flags` is only changed with atomic
         // bit operations, so a plain racy read is what C's `test_bit()` does too.
-        let flags = unsafe { core::ptr::read_volatile(core::ptr::addr_of!((*self.as_ptr()).__bindgen_anon_1.flags)) };
+        let flags = unsafe {
+            core::ptr::read_volatile(core::ptr::addr_of!((*self.as_ptr()).__bindgen_anon_1.flags))
+        };
         flags & (1 << bindings::MM_RS_MMF_DISABLE_THP) != 0
     }
 }
