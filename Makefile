@@ -4,19 +4,29 @@
 # `make help` lists the targets. The kernel tree and all output live in build/.
 
 ARCH ?= x86_64
+FLAVOR ?= test
 ARCHES := x86_64 arm64
 SHELL := /bin/bash
+arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug lint rustfmt clippy checkpatch test clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run test clean distclean
 
 help:
 	@echo 'mm-rs targets:'
+	@echo '  make run [ARCH=A]      build the test kernel, boot it under QEMU and show the Rust mm'
+	@echo '                         at work, Rust and C paths side by side (A: x86_64 or arm64)'
 	@echo '  make test              everything CI checks: lints, then KUnit on x86_64 and arm64'
+	@echo '                         (plain and debug flavours) and the MM_RS=n build'
 	@echo '  make setup             install and check the toolchain (Debian packages, bindgen)'
 	@echo '  make prepare           extract the base tree into build/linux, link mm-rs in, apply patches/'
-	@echo '  make kunit ARCH=A      KUnit suites under QEMU; A is x86_64, arm64 or all'
+	@echo '  make kunit ARCH=A      the KUnit suites under QEMU; A is x86_64, arm64 or all'
 	@echo '                         (results: build/results/kunit-A.json)'
+	@echo '  make kunit-debug ARCH=A   the same with PROVE_LOCKING, DEBUG_VM and KASAN'
+	@echo '  make kunit-off ARCH=A  the kernel with CONFIG_MM_RS=n: builds, runs, has no mm-rs'
+	@echo '  make image ARCH=A FLAVOR=F   build a test kernel (F: test, debug or off) and print its path'
 	@echo '  make lint              rustfmt --check, clippy (CLIPPY=1) and checkpatch'
+	@echo '  make fmt               rustfmt our Rust in place'
+	@echo '  make mutate ARCH=A     break each rule in scripts/mutations.txt, expect a test to fail (slow)'
 	@echo '  make clean             remove the build output, keep the extracted tree'
 	@echo '  make distclean         remove build/ entirely'
 
@@ -27,18 +37,41 @@ prepare: setup
 	@scripts/prepare-tree.sh
 
 kunit: prepare
-	@set -e; for a in $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH)); do \
-		scripts/kunit.sh $$a; \
-	done
+	@set -e; for a in $(arches); do scripts/kunit.sh $$a; done
+
+kunit-debug: prepare
+	@set -e; for a in $(arches); do scripts/kunit.sh $$a debug; done
+
+kunit-off: prepare
+	@set -e; for a in $(arches); do scripts/kunit.sh $$a off; done
+
+image: prepare
+	@scripts/image.sh $(ARCH) $(FLAVOR)
+
+initramfs: setup
+	@scripts/initramfs.sh $(ARCH) >/dev/null
+
+run: prepare
+	@scripts/run.sh $(ARCH)
 
 lint: prepare
 	@scripts/lint.sh
 
+fmt: prepare
+	@/usr/bin/rustfmt --edition 2021 --config-path build/linux/.rustfmt.toml \
+		$$(git ls-files -co --exclude-standard -- '*.rs')
+
+mutate: prepare
+	@scripts/mutate.sh $(ARCH)
+
 test: lint
 	@$(MAKE) --no-print-directory kunit ARCH=all
+	@$(MAKE) --no-print-directory kunit-debug ARCH=all
+	@$(MAKE) --no-print-directory kunit-off ARCH=x86_64
+	@scripts/summary.sh
 
 clean:
-	rm -rf build/kunit-* build/results build/lint
+	rm -rf build/kunit-* build/results build/lint build/mutate*
 
 distclean:
 	rm -rf build

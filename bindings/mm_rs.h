@@ -11,6 +11,7 @@
 #define _LINUX_MM_RS_H
 
 #include <linux/jump_label.h>
+#include <linux/mm_types.h>
 #include <linux/pgtable.h>
 #include <linux/types.h>
 
@@ -28,6 +29,21 @@ static inline bool mm_rs_anon_order_enabled(void)
 }
 #else
 static inline bool mm_rs_anon_order_enabled(void)
+{
+	return false;
+}
+#endif
+
+#ifdef CONFIG_MM_RS_ANON_FAULT
+DECLARE_STATIC_KEY_TRUE(mm_rs_anon_fault_key);
+
+/* Whether anonymous faults map their folio in Rust (sysfs: anon_fault). */
+static inline bool mm_rs_anon_fault_enabled(void)
+{
+	return static_branch_likely(&mm_rs_anon_fault_key);
+}
+#else
+static inline bool mm_rs_anon_fault_enabled(void)
 {
 	return false;
 }
@@ -58,10 +74,22 @@ unsigned long mm_rs_anon_folio_pte_none_orders(pte_t *pte, unsigned long addr,
  */
 struct folio *mm_rs_alloc_anon_folio(struct vm_fault *vmf);
 
+/* mm/mm_rs/anon/fault.rs */
+
+/*
+ * do_anonymous_page() for a write fault once it has @folio: map the whole
+ * folio, or back out if another thread mapped its range first. Takes over
+ * the caller's reference to @folio.
+ */
+vm_fault_t mm_rs_anon_folio_install(struct vm_fault *vmf, struct folio *folio);
+/* do_anonymous_page() for a read fault: map the shared zero page. */
+vm_fault_t mm_rs_anon_zero_page_install(struct vm_fault *vmf);
+
 #ifdef __BINDGEN__
 /* Constants that bindgen cannot evaluate by itself. */
 #include <linux/huge_mm.h>
 #include <linux/mm.h>
+#include <linux/rmap.h>
 #include <linux/userfaultfd_k.h>
 
 const vm_flags_t MM_RS_VM_HUGEPAGE = VM_HUGEPAGE;
@@ -69,6 +97,11 @@ const vm_flags_t MM_RS_VM_NOHUGEPAGE = VM_NOHUGEPAGE;
 /* VM_NONE without CONFIG_USERFAULTFD. */
 const vm_flags_t MM_RS_VM_UFFD_FLAGS = __VM_UFFD_FLAGS;
 const vm_flags_t MM_RS_VM_UFFD_MISSING = VM_UFFD_MISSING;
+const vm_flags_t MM_RS_VM_UFFD_WP = VM_UFFD_WP;
+const vm_fault_t MM_RS_VM_FAULT_OOM = VM_FAULT_OOM;
+const vm_fault_t MM_RS_VM_FAULT_SIGBUS = VM_FAULT_SIGBUS;
+const rmap_t MM_RS_RMAP_EXCLUSIVE = RMAP_EXCLUSIVE;
+const int MM_RS_MM_ANONPAGES = MM_ANONPAGES;
 const unsigned int MM_RS_MMF_DISABLE_THP = MMF_DISABLE_THP;
 const unsigned int MM_RS_PMD_ORDER = PMD_SHIFT - PAGE_SHIFT;
 const size_t MM_RS_PTRS_PER_PTE = PTRS_PER_PTE;

@@ -20,9 +20,8 @@
 #include <linux/uaccess.h>
 
 #include "internal.h"
+#include "mm_rs_kunit.h"
 
-/* The large orders alloc_anon_folio() may use: 2 .. PMD_ORDER - 1. */
-#define FIRST_ORDER		2
 #define NR_ORDERS		(PMD_ORDER - FIRST_ORDER)
 #define ANON_ORDERS		(GENMASK(PMD_ORDER - 1, FIRST_ORDER))
 /* Where the fake VMAs live: PMD-aligned, never mapped (they are never faulted). */
@@ -30,16 +29,9 @@
 #define RANDOM_SEED		0x6d6d2d7273ULL
 #define RANDOM_CASES		100000
 
-enum knob_mode { KNOB_NEVER, KNOB_ALWAYS, KNOB_MADVISE, KNOB_INHERIT };
-enum global_mode { GLOBAL_NEVER, GLOBAL_MADVISE, GLOBAL_ALWAYS };
-
-struct thp_knobs {
-	unsigned long always, madvise, inherit, tpf;
-};
-
 struct anon_order_ctx {
 	struct thp_knobs saved;
-	bool saved_rust;
+	struct mm_rs_paths saved_paths;
 	struct vm_area_struct vma;
 	struct mm_struct *mm;
 	pte_t *table;
@@ -49,33 +41,6 @@ struct anon_order_ctx {
 
 static const struct vm_operations_struct file_vm_ops;
 static struct anon_vma *const some_anon_vma = (struct anon_vma *)&file_vm_ops;
-
-static void knobs_get(struct thp_knobs *k)
-{
-	k->always = READ_ONCE(huge_anon_orders_always);
-	k->madvise = READ_ONCE(huge_anon_orders_madvise);
-	k->inherit = READ_ONCE(huge_anon_orders_inherit);
-	k->tpf = READ_ONCE(transparent_hugepage_flags);
-}
-
-static void knobs_set(const struct thp_knobs *k)
-{
-	WRITE_ONCE(huge_anon_orders_always, k->always);
-	WRITE_ONCE(huge_anon_orders_madvise, k->madvise);
-	WRITE_ONCE(huge_anon_orders_inherit, k->inherit);
-	WRITE_ONCE(transparent_hugepage_flags, k->tpf);
-}
-
-static unsigned long tpf_with_global(unsigned long tpf, enum global_mode g)
-{
-	tpf &= ~(BIT(TRANSPARENT_HUGEPAGE_FLAG) |
-		 BIT(TRANSPARENT_HUGEPAGE_REQ_MADV_FLAG));
-	if (g == GLOBAL_ALWAYS)
-		tpf |= BIT(TRANSPARENT_HUGEPAGE_FLAG);
-	else if (g == GLOBAL_MADVISE)
-		tpf |= BIT(TRANSPARENT_HUGEPAGE_REQ_MADV_FLAG);
-	return tpf;
-}
 
 /* Knob modes for each large order, from a base-4 number (one digit an order). */
 static void knobs_from_index(struct thp_knobs *k, unsigned int index)
@@ -175,8 +140,8 @@ static int anon_order_test_init(struct kunit *test)
 		return -ENOMEM;
 	c->present = pfn_pte(1, PAGE_KERNEL);
 	c->vma.vm_mm = c->mm;
-	knobs_get(&c->saved);
-	c->saved_rust = mm_rs_anon_order_enabled();
+	mm_rs_knobs_get(&c->saved);
+	mm_rs_paths_get(&c->saved_paths);
 	test->priv = c;
 	return 0;
 }
@@ -185,11 +150,8 @@ static void anon_order_test_exit(struct kunit *test)
 {
 	struct anon_order_ctx *c = test->priv;
 
-	knobs_set(&c->saved);
-	if (c->saved_rust)
-		static_branch_enable(&mm_rs_anon_order_key);
-	else
-		static_branch_disable(&mm_rs_anon_order_key);
+	mm_rs_knobs_set(&c->saved);
+	mm_rs_paths_set(&c->saved_paths);
 }
 
 /* Edge offsets, in pages, around the blocks of every large order. */
@@ -261,8 +223,8 @@ static void allowable_orders_knobs(struct kunit *test)
 	for (index = 0; index < combos; index++) {
 		knobs_from_index(&k, index);
 		for (g = GLOBAL_NEVER; g <= GLOBAL_ALWAYS; g++) {
-			k.tpf = tpf_with_global(c->saved.tpf, g);
-			knobs_set(&k);
+			k.tpf = mm_rs_tpf_with_global(c->saved.tpf, g);
+			mm_rs_knobs_set(&k);
 			for (h = 0; h < ARRAY_SIZE(hugepage); h++) {
 				set_vma(c, FAKE_BASE, FAKE_BASE + 2 * PMD_SIZE,
 					VM_READ | VM_WRITE | hugepage[h], true);
@@ -317,10 +279,10 @@ static void allowable_orders_vma(struct kunit *test)
 		knobs_from_index(&k, knob_sets[ks]);
 		for (g = GLOBAL_NEVER; g <= GLOBAL_ALWAYS; g++) {
 			for (props = 0; props < 8; props++) {
-				k.tpf = tpf_with_global(c->saved.tpf, g);
+				k.tpf = mm_rs_tpf_with_global(c->saved.tpf, g);
 				if (props & 1)
 					k.tpf |= BIT(TRANSPARENT_HUGEPAGE_UNSUPPORTED);
-				knobs_set(&k);
+				mm_rs_knobs_set(&k);
 				c->mm->flags = (props & 2) ? BIT(MMF_DISABLE_THP) : 0;
 				c->vma.vm_mm = (props & 4) ? NULL : c->mm;
 				for (bits = 0; bits < BIT(ARRAY_SIZE(flag_bits)) * 2; bits++) {
@@ -400,10 +362,10 @@ static void random_cases(struct kunit *test)
 		k.always = prandom_u32_state(&rs) & GENMASK(PMD_ORDER, 0);
 		k.madvise = prandom_u32_state(&rs) & GENMASK(PMD_ORDER, 0);
 		k.inherit = prandom_u32_state(&rs) & GENMASK(PMD_ORDER, 0);
-		k.tpf = tpf_with_global(c->saved.tpf, r % 3);
+		k.tpf = mm_rs_tpf_with_global(c->saved.tpf, r % 3);
 		if (!(r & (0x1f << 2)))
 			k.tpf |= BIT(TRANSPARENT_HUGEPAGE_UNSUPPORTED);
-		knobs_set(&k);
+		mm_rs_knobs_set(&k);
 		if (r & BIT(7))
 			flags |= VM_HUGEPAGE;
 		if (!(r & (7 << 8)))
@@ -451,16 +413,6 @@ struct fault_case {
 	int expect;			/* order of the folio mapped */
 };
 
-static unsigned long sum_mthp(int order, enum mthp_stat_item item)
-{
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(mthp_stats, cpu).stats[order][item];
-	return sum;
-}
-
 /* Checks that the block of @order around @addr maps one folio of that order. */
 static void expect_block_mapped(struct kunit *test, unsigned long addr, int order)
 {
@@ -481,21 +433,6 @@ static void expect_block_mapped(struct kunit *test, unsigned long addr, int orde
 		KUNIT_EXPECT_PTR_EQ(test, pages[i], folio_page(folio, i));
 		put_page(pages[i]);
 	}
-}
-
-/*
- * Leaves freed, poisoned pages of @order where the next allocation of that
- * order on this CPU is likely to find them, so that a folio the fault path
- * forgot to zero shows up as non-zero data.
- */
-static void poison_free_pages(int order)
-{
-	struct page *page = alloc_pages(GFP_KERNEL, order);
-
-	if (!page)
-		return;
-	memset(page_address(page), 0x5a, PAGE_SIZE << order);
-	__free_pages(page, order);
 }
 
 /* The block of @order around @addr reads zero, but for the byte written at @addr. */
@@ -520,17 +457,12 @@ static void run_fault_case(struct kunit *test, const struct fault_case *fc,
 	struct anon_order_ctx *c = test->priv;
 	unsigned long len = fc->vma_len ?: 4 * PMD_SIZE;
 	unsigned long base, addr, alloc_before, fallback_before;
-	struct thp_knobs k = { .tpf = tpf_with_global(c->saved.tpf, fc->global) };
+	struct thp_knobs k = { .tpf = mm_rs_tpf_with_global(c->saved.tpf, fc->global) };
 	struct page *page;
 	int stat_order = fc->order;
 
-	if (rust)
-		static_branch_enable(&mm_rs_anon_order_key);
-	else
-		static_branch_disable(&mm_rs_anon_order_key);
-
-	base = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
-			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	mm_rs_paths_all(rust);
+	base = mm_rs_map_anon(test, len);
 	KUNIT_ASSERT_NE_MSG(test, base, 0, "vm_mmap(%lu)", len);
 	if (fc->vma_len)
 		addr = base + len / 2;
@@ -544,22 +476,16 @@ static void run_fault_case(struct kunit *test, const struct fault_case *fc,
 
 	if (fc->neighbour) {
 		/* Populate another page of the block at order 0 first. */
-		knobs_set(&k);
+		mm_rs_knobs_set(&k);
 		KUNIT_ASSERT_EQ(test, put_user((char)2, (char __user *)(addr ^ PAGE_SIZE)), 0);
 	}
 
-	knobs_from_index(&k, 0);
-	if (fc->mode == KNOB_ALWAYS)
-		k.always = BIT(fc->order);
-	else if (fc->mode == KNOB_MADVISE)
-		k.madvise = BIT(fc->order);
-	else if (fc->mode == KNOB_INHERIT)
-		k.inherit = BIT(fc->order);
-	knobs_set(&k);
+	mm_rs_knobs_only(&k, fc->order, fc->mode);
+	mm_rs_knobs_set(&k);
 
-	poison_free_pages(fc->order);
-	alloc_before = sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_ALLOC);
-	fallback_before = sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_FALLBACK);
+	mm_rs_poison_free_pages(fc->order);
+	alloc_before = mm_rs_sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_ALLOC);
+	fallback_before = mm_rs_sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_FALLBACK);
 	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)addr), 0);
 
 	expect_block_mapped(test, addr, fc->expect);
@@ -571,12 +497,12 @@ static void run_fault_case(struct kunit *test, const struct fault_case *fc,
 		if (after < base + len)
 			KUNIT_EXPECT_EQ(test, get_user_pages_fast_only(after, 1, 0, &page), 0);
 	}
-	KUNIT_EXPECT_EQ_MSG(test, sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_ALLOC) - alloc_before,
+	KUNIT_EXPECT_EQ_MSG(test, mm_rs_sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_ALLOC) - alloc_before,
 			    (unsigned long)(fc->expect == fc->order),
 			    "%s (%s): anon_fault_alloc of order %d", fc->name,
 			    rust ? "Rust" : "C", stat_order);
 	KUNIT_EXPECT_EQ_MSG(test,
-			    sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_FALLBACK) - fallback_before,
+			    mm_rs_sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_FALLBACK) - fallback_before,
 			    0UL, "%s (%s): anon_fault_fallback", fc->name, rust ? "Rust" : "C");
 
 	if (fc->disable_thp)

@@ -30,5 +30,5 @@ macro_rules! export_check {
     };
 }
 
-#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+#[cfg(any(CONFIG_MM_RS_ANON_ORDER, CONFIG_MM_RS_ANON_FAULT))]
 pub mod anon;

@@ -14,38 +14,54 @@
 #include <linux/mm_rs.h>
 #include <linux/sysfs.h>
 
-#ifdef CONFIG_MM_RS_ANON_ORDER
-DEFINE_STATIC_KEY_TRUE(mm_rs_anon_order_key);
-
-static ssize_t anon_order_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
+/* A switch file backed by a static key: reads 1 or 0, accepts exactly those. */
+static ssize_t switch_show(struct static_key_true *key, char *buf)
 {
-	return sysfs_emit(buf, "%d\n", mm_rs_anon_order_enabled());
+	return sysfs_emit(buf, "%d\n", static_branch_likely(key) ? 1 : 0);
 }
 
-static ssize_t anon_order_store(struct kobject *kobj,
-				struct kobj_attribute *attr,
-				const char *buf, size_t count)
+static ssize_t switch_store(struct static_key_true *key, const char *buf,
+			    size_t count)
 {
 	unsigned int val;
-	int err;
 
-	err = kstrtouint(buf, 10, &val);
-	if (err || val > 1)
+	if (kstrtouint(buf, 10, &val) || val > 1)
 		return -EINVAL;
 	if (val)
-		static_branch_enable(&mm_rs_anon_order_key);
+		static_branch_enable(key);
 	else
-		static_branch_disable(&mm_rs_anon_order_key);
+		static_branch_disable(key);
 	return count;
 }
 
-static struct kobj_attribute anon_order_attr = __ATTR_RW(anon_order);
+#define MM_RS_SWITCH(name)						\
+DEFINE_STATIC_KEY_TRUE(mm_rs_##name##_key);				\
+static ssize_t name##_show(struct kobject *kobj,			\
+			   struct kobj_attribute *attr, char *buf)	\
+{									\
+	return switch_show(&mm_rs_##name##_key, buf);			\
+}									\
+static ssize_t name##_store(struct kobject *kobj,			\
+			    struct kobj_attribute *attr,		\
+			    const char *buf, size_t count)		\
+{									\
+	return switch_store(&mm_rs_##name##_key, buf, count);		\
+}									\
+static struct kobj_attribute name##_attr = __ATTR_RW(name)
+
+#ifdef CONFIG_MM_RS_ANON_ORDER
+MM_RS_SWITCH(anon_order);
+#endif
+#ifdef CONFIG_MM_RS_ANON_FAULT
+MM_RS_SWITCH(anon_fault);
 #endif
 
 static struct attribute *mm_rs_attrs[] = {
 #ifdef CONFIG_MM_RS_ANON_ORDER
 	&anon_order_attr.attr,
+#endif
+#ifdef CONFIG_MM_RS_ANON_FAULT
+	&anon_fault_attr.attr,
 #endif
 	NULL,
 };

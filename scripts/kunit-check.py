@@ -1,10 +1,21 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Check kunit.py's JSON: every suite the kunitconfig names in its
-'# expect-suite: NAME [MIN_CASES]' lines ran with at least that many cases,
-and no test anywhere failed, crashed or was skipped."""
+"""Check a KUnit run: kunit.py's JSON and the kernel's raw log.
+
+usage: kunit-check.py RESULTS.json RAW.log KUNITCONFIG...
+
+Fails if any test failed, crashed or was skipped; if a suite that a
+kunitconfig names in a '# expect-suite: NAME [MIN_CASES]' line ran fewer
+cases than that; or if the kernel log shows a splat (a test can pass while
+the kernel warns)."""
 import json
+import re
 import sys
+
+SPLATS = re.compile(r"WARNING: |BUG: |Oops|possible circular locking|"
+                    r"inconsistent lock state|possible recursive locking|"
+                    r"Bad rss-counter|bad page state|KASAN|UBSAN|"
+                    r"lockdep is turned off|kernel BUG at")
 
 
 def walk(node, path, out):
@@ -18,8 +29,8 @@ def walk(node, path, out):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print("usage: kunit-check.py RESULTS.json KUNITCONFIG", file=sys.stderr)
+    if len(sys.argv) < 4:
+        print("usage: kunit-check.py RESULTS.json RAW.log KUNITCONFIG...", file=sys.stderr)
         return 2
     try:
         with open(sys.argv[1]) as f:
@@ -28,11 +39,19 @@ def main():
         print(f"kunit-check: no results: {e}", file=sys.stderr)
         return 1
     expect = {}
-    with open(sys.argv[2]) as f:
-        for line in f:
-            if line.startswith("# expect-suite:"):
-                words = line.split(":", 1)[1].split()
-                expect[words[0]] = int(words[1]) if len(words) > 1 else 1
+    for cfg in sys.argv[3:]:
+        with open(cfg) as f:
+            for line in f:
+                if line.startswith("# expect-suite:"):
+                    words = line.split(":", 1)[1].split()
+                    expect[words[0]] = int(words[1]) if len(words) > 1 else 1
+    splats = []
+    try:
+        with open(sys.argv[2], errors="replace") as f:
+            splats = [line.rstrip() for line in f if SPLATS.search(line)]
+    except OSError as e:
+        print(f"kunit-check: no kernel log: {e}", file=sys.stderr)
+        return 1
     cases = []
     walk(root, [], cases)
     bad = [(p, n, s) for p, n, s in cases if s != "PASS"]
@@ -50,6 +69,10 @@ def main():
             print(f"kunit-check: suite {suite}: {got} cases ran, expected at least {want}",
                   file=sys.stderr)
             rc = 1
+    for line in splats[:20]:
+        print(f"kunit-check: kernel log: {line}", file=sys.stderr)
+    if splats:
+        rc = 1
     passed = sum(1 for _, _, s in cases if s == "PASS")
     print(f"kunit-check: {passed} passed, {len(bad)} failed"
           f" ({len(cases)} cases; suites checked: {', '.join(sorted(expect)) or 'none'})")

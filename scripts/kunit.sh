@@ -1,24 +1,39 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kunit.sh ARCH [KUNITCONFIG] [extra kunit.py args]: build a KUnit kernel for
-# ARCH (x86_64 or arm64) with the mm-rs suites, run it under QEMU, print the
-# parsed results, write build/results/kunit-ARCH[-NAME].json, and fail on any
-# failed, crashed, skipped or missing test.
+# kunit.sh ARCH [FLAVOUR] [extra kunit.py args]
+#
+# Builds a KUnit kernel for ARCH (x86_64 or arm64) from kunit/mm_rs.kunitconfig
+# (plus kunit/FLAVOUR.kunitconfig for a flavour such as "debug"), runs it under
+# QEMU, prints the parsed results and writes kunit.py's JSON to
+# build/results/kunit-ARCH[-FLAVOUR].json. Fails on any failed, crashed or
+# skipped test, on a suite that ran fewer cases than a kunitconfig's
+# "# expect-suite:" line asks for, and on any kernel splat in the log
+# (WARNING, BUG, lockdep, KASAN, bad rss-counter).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/env.sh"
-arch=${1:?usage: kunit.sh x86_64|arm64 [kunitconfig]}
+arch=${1:?usage: kunit.sh x86_64|arm64 [FLAVOUR] [kunit.py args]}
 shift
-cfg=${1:-$REPO/kunit/mm_rs.kunitconfig}
-[ $# -gt 0 ] && shift
+flavour=
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
+	flavour=$1
+	shift
+fi
 case "$arch" in
 x86_64|arm64) ;;
 *) echo "kunit.sh: ARCH must be x86_64 or arm64, not '$arch'" >&2; exit 2 ;;
 esac
-name=$(basename "$cfg" .kunitconfig)
-suffix=; [ "$name" = mm_rs ] || suffix="-$name"
+cfgs=("$REPO/kunit/mm_rs.kunitconfig")
+suffix=
+if [ -n "$flavour" ]; then
+	fc="$REPO/kunit/$flavour.kunitconfig"
+	[ -f "$fc" ] || { echo "kunit.sh: no kunit/$flavour.kunitconfig" >&2; exit 2; }
+	# A flavour is added to mm_rs.kunitconfig unless it says "# base: none".
+	if grep -qx '# base: none' "$fc"; then cfgs=("$fc"); else cfgs+=("$fc"); fi
+	suffix="-$flavour"
+fi
 out="$REPO/build/kunit-$arch$suffix"
 json="$REPO/build/results/kunit-$arch$suffix.json"
 mkdir -p "$REPO/build/results"
@@ -26,16 +41,27 @@ rm -f "$json"
 
 "$REPO/scripts/prepare-tree.sh"
 
-make_args=()
-for o in "${MM_RS_MAKE_OPTS[@]}"; do make_args+=(--make_options "$o"); done
+args=()
+for o in "${MM_RS_MAKE_OPTS[@]}"; do args+=(--make_options "$o"); done
+for c in "${cfgs[@]}"; do args+=(--kunitconfig "$c"); done
 
-echo "kunit: $arch, $(basename "$cfg"), build dir ${out#$REPO/}"
+echo "kunit: $arch${flavour:+ ($flavour)}, build dir ${out#$REPO/}"
 set +e
 python3 "$REPO/build/linux/tools/testing/kunit/kunit.py" run \
-	--arch="$arch" --build_dir="$out" --kunitconfig="$cfg" \
-	"${make_args[@]}" --jobs="$(nproc)" --timeout=900 \
+	--arch="$arch" --build_dir="$out" "${args[@]}" \
+	--jobs="$(nproc)" --timeout=900 --qemu_args="-smp 2" \
 	--json="$json" "$@"
 rc=$?
 set -e
-python3 "$REPO/scripts/kunit-check.py" "$json" "$cfg" || rc=1
+python3 "$REPO/scripts/kunit-check.py" "$json" "$out/test.log" "${cfgs[@]}" || rc=1
+# With CONFIG_MM_RS off, nothing of mm-rs may be in the kernel.
+if grep -qx '# CONFIG_MM_RS is not set' "$out/.config" 2>/dev/null; then
+	if nm "$out/vmlinux" | grep -q 'mm_rs'; then
+		echo "kunit: CONFIG_MM_RS=n, but vmlinux has mm_rs symbols:" >&2
+		nm "$out/vmlinux" | grep 'mm_rs' | head -n 5 >&2
+		rc=1
+	else
+		echo "kunit: CONFIG_MM_RS=n: no mm_rs symbol in vmlinux"
+	fi
+fi
 exit $rc

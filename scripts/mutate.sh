@@ -29,11 +29,15 @@ if s.count(old) != 1:
 open(p, "w").write(s.replace(old, new))
 PY
 	# A mutation may livelock a fault (retried forever): bound each boot.
-	if scripts/kunit.sh "$arch" "$REPO/kunit/mm_rs.kunitconfig" --timeout=180 > "build/mutate-$name.log" 2>&1; then
+	if scripts/kunit.sh "$arch" --timeout=180 > "build/mutate-$name.log" 2>&1; then
 		echo "mutate: SURVIVED $name ($file)"
 		survived=$((survived+1))
+	elif grep -q 'kunit-check: no results' "build/mutate-$name.log"; then
+		# A mutation that does not build says nothing about the tests.
+		echo "mutate: BROKEN BUILD $name ($file): see build/mutate-$name.log"
+		survived=$((survived+1))
 	else
-		fails=$(grep -E '\[FAILED\]|\[CRASHED\]|ERROR' "build/mutate-$name.log" | head -n 3 | tr '\n' ' ')
+		fails=$(grep -E '\[FAILED\]|\[CRASHED\]|kunit-check: kernel log' "build/mutate-$name.log" | head -n 3 | tr '\n' ' ')
 		echo "mutate: killed $name: $fails"
 		killed=$((killed+1))
 	fi

@@ -5,6 +5,9 @@
  */
 
 #include <linux/gfp.h>
+#include <linux/oom.h>
+#include <linux/rmap.h>
+#include <linux/userfaultfd_k.h>
 #include <linux/huge_mm.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
@@ -66,6 +69,132 @@ void rust_helper_mm_rs_folio_throttle_swaprate(struct folio *folio, gfp_t gfp)
 void rust_helper_mm_rs_folio_put(struct folio *folio)
 {
 	folio_put(folio);
+}
+
+/* Page table entries (rust/kernel/mm/pgtable.rs). */
+
+bool rust_helper_mm_rs_pte_none(pte_t pte)
+{
+	return pte_none(pte);
+}
+
+bool rust_helper_mm_rs_pte_same(pte_t a, pte_t b)
+{
+	return pte_same(a, b);
+}
+
+bool rust_helper_mm_rs_pte_marker_uffd_wp(pte_t pte)
+{
+	return pte_marker_uffd_wp(pte);
+}
+
+pte_t rust_helper_mm_rs_pte_sw_mkyoung(pte_t pte)
+{
+	return pte_sw_mkyoung(pte);
+}
+
+pte_t rust_helper_mm_rs_pte_mkwrite_dirty(pte_t pte, struct vm_area_struct *vma)
+{
+	return pte_mkwrite(pte_mkdirty(pte), vma);
+}
+
+pte_t rust_helper_mm_rs_pte_mkuffd_wp(pte_t pte)
+{
+	return pte_mkuffd_wp(pte);
+}
+
+pte_t rust_helper_mm_rs_ptep_get(pte_t *ptep)
+{
+	return ptep_get(ptep);
+}
+
+pte_t *rust_helper_mm_rs_pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmd,
+					     unsigned long addr, spinlock_t **ptlp)
+{
+	return pte_offset_map_lock(mm, pmd, addr, ptlp);
+}
+
+void rust_helper_mm_rs_pte_unmap_unlock(pte_t *pte, spinlock_t *ptl)
+{
+	pte_unmap_unlock(pte, ptl);
+}
+
+void rust_helper_mm_rs_set_ptes(struct mm_struct *mm, unsigned long addr,
+				pte_t *ptep, pte_t pte, unsigned int nr)
+{
+	set_ptes(mm, addr, ptep, pte, nr);
+}
+
+void rust_helper_mm_rs_update_mmu_tlb_range(struct vm_area_struct *vma,
+					    unsigned long addr, pte_t *ptep,
+					    unsigned int nr)
+{
+	update_mmu_tlb_range(vma, addr, ptep, nr);
+}
+
+void rust_helper_mm_rs_update_mmu_cache_range(struct vm_fault *vmf,
+					      struct vm_area_struct *vma,
+					      unsigned long addr, pte_t *ptep,
+					      unsigned int nr)
+{
+	update_mmu_cache_range(vmf, vma, addr, ptep, nr);
+}
+
+pte_t rust_helper_mm_rs_folio_mk_pte(struct folio *folio,
+				     struct vm_area_struct *vma)
+{
+	return mk_pte(&folio->page, vma->vm_page_prot);
+}
+
+pte_t rust_helper_mm_rs_zero_page_pte(unsigned long addr,
+				      struct vm_area_struct *vma)
+{
+	return pte_mkspecial(pfn_pte(my_zero_pfn(addr), vma->vm_page_prot));
+}
+
+/* Folios (rust/kernel/mm/folio.rs). */
+
+unsigned int rust_helper_mm_rs_folio_order(struct folio *folio)
+{
+	return folio_order(folio);
+}
+
+size_t rust_helper_mm_rs_folio_nr_pages(struct folio *folio)
+{
+	return folio_nr_pages(folio);
+}
+
+void rust_helper_mm_rs_folio_mark_uptodate(struct folio *folio)
+{
+	__folio_mark_uptodate(folio);
+}
+
+void rust_helper_mm_rs_folio_ref_add(struct folio *folio, int nr)
+{
+	folio_ref_add(folio, nr);
+}
+
+void rust_helper_mm_rs_folio_put_refs(struct folio *folio, int nr)
+{
+	folio_put_refs(folio, nr);
+}
+
+/* Faults and mms (rust/kernel/mm/fault.rs, virt.rs). */
+
+void rust_helper_mm_rs_add_mm_counter(struct mm_struct *mm, int member, long value)
+{
+	add_mm_counter(mm, member, value);
+}
+
+vm_fault_t rust_helper_mm_rs_check_stable_address_space(struct mm_struct *mm)
+{
+	return check_stable_address_space(mm);
+}
+
+vm_fault_t rust_helper_mm_rs_handle_userfault(struct vm_fault *vmf,
+					      unsigned long reason)
+{
+	return handle_userfault(vmf, reason);
 }
 
 #ifdef CONFIG_TRANSPARENT_HUGEPAGE

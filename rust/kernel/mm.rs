@@ -18,5 +18,6 @@ pub mod fault;
 pub mod folio;
 pub mod order;
 pub mod pgtable;
+#[cfg(CONFIG_TRANSPARENT_HUGEPAGE)]
 pub mod thp;
 pub mod virt;

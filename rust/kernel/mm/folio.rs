@@ -40,6 +40,18 @@ impl Folio {
         NonNull::new(folio).map(|folio| Self { folio })
     }
 
+    /// Takes over a folio reference from C.
+    ///
+    /// # Safety
+    ///
+    /// `folio` must be NULL or a valid folio the caller holds a reference to, which passes to
+    /// the returned value.
+    #[inline]
+    pub unsafe fn from_raw(folio: *mut bindings::folio) -> Option<Self> {
+        // INVARIANT: Guaranteed by the caller.
+        NonNull::new(folio).map(|folio| Self { folio })
+    }
+
     /// Returns a raw pointer to the folio.
     #[inline]
     pub fn as_ptr(&self) -> *mut bindings::folio {
@@ -83,5 +95,116 @@ impl Drop for Folio {
     fn drop(&mut self) {
         // SAFETY: By the type invariants we own one reference, and this puts it.
         unsafe { bindings::mm_rs_folio_put(self.as_ptr()) };
+    }
+}
+
+impl Folio {
+    /// The folio's order (`folio_order()`).
+    #[inline]
+    pub fn order(&self) -> u32 {
+        // SAFETY: The folio is valid by the type invariants.
+        unsafe { bindings::mm_rs_folio_order(self.as_ptr()) }
+    }
+
+    /// The number of pages in the folio (`folio_nr_pages()`).
+    #[inline]
+    pub fn nr_pages(&self) -> usize {
+        // SAFETY: The folio is valid by the type invariants.
+        unsafe { bindings::mm_rs_folio_nr_pages(self.as_ptr()) }
+    }
+
+    /// Marks the folio's contents up to date (`__folio_mark_uptodate()`).
+    ///
+    /// Its write barrier orders the zeroing of the folio before the stores that map it.
+    #[inline]
+    pub fn mark_uptodate(&self) {
+        // SAFETY: The folio is valid and, not yet mapped, ours alone to flag non-atomically.
+        unsafe { bindings::mm_rs_folio_mark_uptodate(self.as_ptr()) };
+    }
+
+    /// Takes the references the folio's page table entries will own, one for each page
+    /// (`folio_ref_add(folio, nr - 1)` on top of ours).
+    #[inline]
+    pub fn into_mapping(self) -> MappingFolio {
+        let nr = self.nr_pages();
+        if let Some(extra) = nr.checked_sub(1).and_then(|n| i32::try_from(n).ok()) {
+            if extra > 0 {
+                // SAFETY: We hold a reference, so the folio is live.
+                unsafe { bindings::mm_rs_folio_ref_add(self.as_ptr(), extra) };
+            }
+        }
+        let folio = self.folio;
+        core::mem::forget(self);
+        // INVARIANT: We held one reference and added `nr - 1`.
+        MappingFolio { folio, nr }
+    }
+}
+
+/// A new anonymous folio on its way into the page tables of a fault.
+///
+/// It holds one reference for each of its pages, which the entries that map them take over
+/// ([`super::pgtable::Vacant::map_folio`]); dropped unmapped, it puts them all.
+///
+/// # Invariants
+///
+/// `folio` is valid, not yet mapped, and the owner holds `nr` references to it, `nr` being its
+/// number of pages.
+pub struct MappingFolio {
+    folio: NonNull<bindings::folio>,
+    nr: usize,
+}
+
+impl MappingFolio {
+    /// Returns a raw pointer to the folio.
+    #[inline]
+    pub fn as_ptr(&self) -> *mut bindings::folio {
+        self.folio.as_ptr()
+    }
+
+    /// The number of pages in the folio.
+    #[inline]
+    pub fn nr_pages(&self) -> usize {
+        self.nr
+    }
+
+    /// Adds the folio to the anonymous rmap of `vma` at `addr`, exclusively
+    /// (`folio_add_new_anon_rmap(..., RMAP_EXCLUSIVE)`), which also sets its map count.
+    ///
+    /// The caller holds the PTE lock of the entries about to map it.
+    #[inline]
+    pub fn add_new_anon_rmap(self, vma: &VmaRef, addr: usize) -> Self {
+        // SAFETY: The folio is new and not mapped (type invariants), `vma` is read-locked and has
+        // an anon_vma (the fault prepared it), and consuming `self` keeps this to once per folio.
+        unsafe {
+            bindings::folio_add_new_anon_rmap(
+                self.as_ptr(),
+                vma.as_ptr(),
+                addr,
+                bindings::MM_RS_RMAP_EXCLUSIVE,
+            )
+        };
+        self
+    }
+
+    /// Puts the folio on the LRU list `vma` calls for (`folio_add_lru_vma()`).
+    #[inline]
+    pub fn add_lru_vma(&self, vma: &VmaRef) {
+        // SAFETY: The folio is valid and not on an LRU list yet; `vma` is read-locked.
+        unsafe { bindings::folio_add_lru_vma(self.as_ptr(), vma.as_ptr()) };
+    }
+
+    /// Forgets the folio once page table entries own its references.
+    #[inline]
+    pub(crate) fn forget(self) {
+        core::mem::forget(self);
+    }
+}
+
+impl Drop for MappingFolio {
+    #[inline]
+    fn drop(&mut self) {
+        let nr = i32::try_from(self.nr).unwrap_or(i32::MAX);
+        // SAFETY: By the type invariants we own `nr` references, and this puts them.
+        unsafe { bindings::mm_rs_folio_put_refs(self.as_ptr(), nr) };
     }
 }

@@ -28,6 +28,8 @@ pub mod flags {
     pub const UFFD_ANY: vm_flags_t = bindings::MM_RS_VM_UFFD_FLAGS;
     /// Userfaultfd registered in missing mode; 0 without userfaultfd.
     pub const UFFD_MISSING: vm_flags_t = bindings::MM_RS_VM_UFFD_MISSING;
+    /// Userfaultfd registered in write-protect mode; 0 without it.
+    pub const UFFD_WP: vm_flags_t = bindings::MM_RS_VM_UFFD_WP;
 }
 
 /// A VMA that the caller may read.
@@ -178,5 +180,40 @@ impl MmRef {
             core::ptr::read_volatile(core::ptr::addr_of!((*self.as_ptr()).__bindgen_anon_1.flags))
         };
         flags & (1 << bindings::MM_RS_MMF_DISABLE_THP) != 0
+    }
+}
+
+impl VmaRef {
+    /// Whether userfaultfd is registered for missing faults (`userfaultfd_missing()`).
+    #[inline]
+    pub fn userfaultfd_missing(&self) -> bool {
+        self.flags() & flags::UFFD_MISSING != 0
+    }
+
+    /// Whether userfaultfd is registered for write protection (`userfaultfd_wp()`).
+    #[inline]
+    pub fn userfaultfd_wp(&self) -> bool {
+        self.flags() & flags::UFFD_WP != 0
+    }
+}
+
+impl MmRef {
+    /// Adds `nr` pages to the mm's anonymous RSS counter (`add_mm_counter(mm, MM_ANONPAGES, nr)`).
+    #[inline]
+    pub fn add_anon_pages(&self, nr: usize) {
+        let nr = isize::try_from(nr).unwrap_or(isize::MAX);
+        // SAFETY: The mm is valid; the counter is a percpu counter updated atomically.
+        unsafe { bindings::mm_rs_add_mm_counter(self.as_ptr(), bindings::MM_RS_MM_ANONPAGES, nr) };
+    }
+
+    /// `Err` with `VM_FAULT_SIGBUS` if the OOM reaper is tearing the mm down
+    /// (`check_stable_address_space()`).
+    #[inline]
+    pub fn check_stable_address_space(&self) -> Result<(), bindings::vm_fault_t> {
+        // SAFETY: The mm is valid by the type invariants.
+        match unsafe { bindings::mm_rs_check_stable_address_space(self.as_ptr()) } {
+            0 => Ok(()),
+            ret => Err(ret),
+        }
     }
 }

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for mm-rs's anonymous fault install (mm/mm_rs/anon/fault.rs):
+ * the state a fault leaves behind on the Rust path and on the C path, the
+ * data, and concurrent faults on the same blocks from several threads of one
+ * test mm.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mm_rs.h>
+#include <linux/mman.h>
+#include <linux/prandom.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/uaccess.h>
+#include <linux/vmstat.h>
+
+#include "internal.h"
+#include "mm_rs_kunit.h"
+
+struct anon_fault_ctx {
+	struct thp_knobs saved;
+	struct mm_rs_paths saved_paths;
+};
+
+static int anon_fault_test_init(struct kunit *test)
+{
+	struct anon_fault_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return -ENOMEM;
+	mm_rs_knobs_get(&c->saved);
+	mm_rs_paths_get(&c->saved_paths);
+	test->priv = c;
+	return 0;
+}
+
+static void anon_fault_test_exit(struct kunit *test)
+{
+	struct anon_fault_ctx *c = test->priv;
+
+	mm_rs_knobs_set(&c->saved);
+	mm_rs_paths_set(&c->saved_paths);
+}
+
+/* Only @order enabled (none for order 0), PMD THP off, global mode kept. */
+static void enable_only(struct kunit *test, int order)
+{
+	struct anon_fault_ctx *c = test->priv;
+	struct thp_knobs k = { .tpf = c->saved.tpf };
+
+	mm_rs_knobs_only(&k, order, KNOB_ALWAYS);
+	mm_rs_knobs_set(&k);
+}
+
+/* What a write fault left behind, for comparing the two paths. */
+struct fault_state {
+	unsigned long prot;		/* pgprot of the block's entries */
+	long anon_pages;		/* MM_ANONPAGES delta */
+	unsigned long alloc_stat;	/* anon_fault_alloc delta of the order */
+	int folio_order, refs, maps;
+};
+
+/* Address in the middle of a PMD of a fresh 4-PMD mapping, block-unaligned. */
+static unsigned long fresh_addr(struct kunit *test)
+{
+	unsigned long base = mm_rs_map_anon(test, 4 * PMD_SIZE);
+
+	KUNIT_ASSERT_NE(test, base, 0);
+	return ALIGN(base, PMD_SIZE) + PMD_SIZE / 2 + 5 * PAGE_SIZE;
+}
+
+/*
+ * One write fault with @order enabled; checks every entry of the block and
+ * the folio, and fills @st.
+ */
+static void write_fault_state(struct kunit *test, int order, struct fault_state *st)
+{
+	/* Mapping first: that attaches the test mm to this thread. */
+	unsigned long addr = fresh_addr(test);
+	struct mm_struct *mm = current->mm;
+	int nr = 1 << order, i;
+	unsigned long start = ALIGN_DOWN(addr, PAGE_SIZE << order);
+	unsigned long alloc0 = mm_rs_sum_mthp(order, MTHP_STAT_ANON_FAULT_ALLOC);
+	long anon0 = mm_rs_anon_pages(mm);
+	unsigned long pfn0;
+	struct folio *folio;
+	pte_t *ptes;
+
+	ptes = kunit_kcalloc(test, nr + 2, sizeof(*ptes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ptes);
+	enable_only(test, order);
+	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)addr), 0);
+	/* The folio is still in this CPU's LRU batch, which holds a reference. */
+	lru_add_drain_all();
+
+	/* One entry either side (maybe in another PTE table, maybe none), then the block. */
+	if (mm_rs_read_ptes(mm, start - PAGE_SIZE, &ptes[0], 1))
+		KUNIT_EXPECT_TRUE(test, pte_none(ptes[0]));
+	if (mm_rs_read_ptes(mm, start + (PAGE_SIZE << order), &ptes[nr + 1], 1))
+		KUNIT_EXPECT_TRUE(test, pte_none(ptes[nr + 1]));
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, &ptes[1], nr));
+	KUNIT_ASSERT_TRUE(test, pte_present(ptes[1]));
+	pfn0 = pte_pfn(ptes[1]);
+	for (i = 1; i <= nr; i++) {
+		pte_t pte = ptes[i];
+
+		KUNIT_EXPECT_TRUE_MSG(test, pte_present(pte), "entry %d of %d", i - 1, nr);
+		KUNIT_EXPECT_EQ_MSG(test, pte_pfn(pte), pfn0 + i - 1, "entry %d", i - 1);
+		KUNIT_EXPECT_TRUE(test, pte_write(pte));
+		KUNIT_EXPECT_TRUE(test, pte_dirty(pte));
+		KUNIT_EXPECT_TRUE(test, pte_young(pte));
+		KUNIT_EXPECT_FALSE(test, pte_special(pte));
+		KUNIT_EXPECT_EQ(test, pgprot_val(pte_pgprot(pte)), pgprot_val(pte_pgprot(ptes[1])));
+	}
+	folio = page_folio(pfn_to_page(pfn0));
+	KUNIT_EXPECT_EQ(test, folio_order(folio), order);
+	KUNIT_EXPECT_PTR_EQ(test, folio_page(folio, 0), pfn_to_page(pfn0));
+	KUNIT_EXPECT_TRUE(test, folio_test_anon(folio));
+	KUNIT_EXPECT_TRUE(test, PageAnonExclusive(pfn_to_page(pfn0)));
+	KUNIT_EXPECT_TRUE(test, folio_test_uptodate(folio));
+	KUNIT_EXPECT_TRUE(test, folio_test_lru(folio));
+
+	st->prot = pgprot_val(pte_pgprot(ptes[1]));
+	st->anon_pages = mm_rs_anon_pages(mm) - anon0;
+	st->alloc_stat = mm_rs_sum_mthp(order, MTHP_STAT_ANON_FAULT_ALLOC) - alloc0;
+	st->folio_order = folio_order(folio);
+	st->refs = folio_ref_count(folio);
+	st->maps = folio_mapcount(folio);
+	KUNIT_EXPECT_EQ(test, st->anon_pages, nr);
+	KUNIT_EXPECT_EQ(test, st->alloc_stat, (unsigned long)(order > 0));
+	KUNIT_EXPECT_EQ(test, st->refs, nr);
+	KUNIT_EXPECT_EQ(test, st->maps, nr);
+}
+
+/*
+ * Each mTHP size and order 0, on the C path and the Rust path: the same
+ * entries, counters, statistics, reference and map counts.
+ */
+static void fault_state_each_order(struct kunit *test)
+{
+	struct fault_state c_st, rust_st;
+	int order;
+
+	for (order = 0; order < PMD_ORDER; order++) {
+		if (order == 1)
+			continue;
+		kunit_info(test, "order %d", order);
+		mm_rs_paths_all(false);
+		write_fault_state(test, order, &c_st);
+		mm_rs_paths_all(true);
+		write_fault_state(test, order, &rust_st);
+		KUNIT_EXPECT_EQ(test, rust_st.prot, c_st.prot);
+		KUNIT_EXPECT_EQ(test, rust_st.anon_pages, c_st.anon_pages);
+		KUNIT_EXPECT_EQ(test, rust_st.alloc_stat, c_st.alloc_stat);
+		KUNIT_EXPECT_EQ(test, rust_st.folio_order, c_st.folio_order);
+		KUNIT_EXPECT_EQ(test, rust_st.refs, c_st.refs);
+		KUNIT_EXPECT_EQ(test, rust_st.maps, c_st.maps);
+	}
+}
+
+/* A read fault maps the zero page; a write then replaces it with a folio. */
+static void zero_page_then_write(struct kunit *test)
+{
+	unsigned long prot[2] = { 0, 0 };
+	int rust;
+
+	for (rust = 0; rust <= 1; rust++) {
+		unsigned long addr = fresh_addr(test);
+		struct mm_struct *mm = current->mm;
+		long anon0 = mm_rs_anon_pages(mm);
+		pte_t pte;
+		char v = 1;
+
+		mm_rs_paths_all(rust);
+		enable_only(test, 4);
+		KUNIT_ASSERT_EQ(test, get_user(v, (char __user *)addr), 0);
+		KUNIT_EXPECT_EQ(test, v, 0);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));
+		KUNIT_EXPECT_TRUE(test, pte_present(pte));
+		KUNIT_EXPECT_TRUE(test, is_zero_pfn(pte_pfn(pte)));
+		KUNIT_EXPECT_TRUE(test, pte_special(pte));
+		KUNIT_EXPECT_FALSE(test, pte_write(pte));
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), anon0);
+		prot[rust] = pgprot_val(pte_pgprot(pte));
+
+		KUNIT_ASSERT_EQ(test, put_user((char)7, (char __user *)addr), 0);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));
+		KUNIT_EXPECT_FALSE(test, is_zero_pfn(pte_pfn(pte)));
+		KUNIT_EXPECT_TRUE(test, pte_write(pte));
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), anon0 + 1);
+		KUNIT_ASSERT_EQ(test, get_user(v, (char __user *)addr), 0);
+		KUNIT_EXPECT_EQ(test, v, 7);
+	}
+	KUNIT_EXPECT_EQ(test, prot[1], prot[0]);
+}
+
+/* Bytes of [start, start + len) that are not @fill, but for @addr, which must be @at. */
+static size_t count_unexpected(struct kunit *test, unsigned long start, size_t len,
+			       char fill, unsigned long addr, char at)
+{
+	char *buf = kvmalloc(len, GFP_KERNEL);
+	size_t i, bad = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, copy_from_user(buf, (void __user *)start, len), 0);
+	for (i = 0; i < len; i++)
+		if (buf[i] != (start + i == addr ? at : fill))
+			bad++;
+	kvfree(buf);
+	return bad;
+}
+
+/* What is written through the new mapping reads back; the blocks around are untouched. */
+static void data_and_neighbours(struct kunit *test)
+{
+	const int order = min(4, PMD_ORDER - 1);
+	const size_t block = PAGE_SIZE << order;
+	int rust;
+
+	for (rust = 0; rust <= 1; rust++) {
+		unsigned long addr = fresh_addr(test);
+		unsigned long start = ALIGN_DOWN(addr, block);
+		char *page = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		mm_rs_paths_all(rust);
+		/* Fill the last page before the block and the first after it, at order 0. */
+		enable_only(test, 0);
+		memset(page, 0xab, PAGE_SIZE);
+		KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)(start - PAGE_SIZE), page,
+						   PAGE_SIZE), 0);
+		KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)(start + block), page,
+						   PAGE_SIZE), 0);
+
+		enable_only(test, order);
+		mm_rs_poison_free_pages(order);
+		KUNIT_ASSERT_EQ(test, put_user((char)0x3c, (char __user *)addr), 0);
+		KUNIT_EXPECT_EQ(test, count_unexpected(test, start, block, 0, addr, 0x3c), 0);
+		KUNIT_EXPECT_EQ(test, count_unexpected(test, start - PAGE_SIZE, PAGE_SIZE,
+						       (char)0xab, 0, 0), 0);
+		KUNIT_EXPECT_EQ(test, count_unexpected(test, start + block, PAGE_SIZE,
+						       (char)0xab, 0, 0), 0);
+
+		/* A pattern over the whole block reads back. */
+		memset(page, 0x5e, PAGE_SIZE);
+		KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)(start + block / 2), page,
+						   PAGE_SIZE), 0);
+		KUNIT_EXPECT_EQ(test, count_unexpected(test, start + block / 2, PAGE_SIZE,
+						       0x5e, 0, 0), 0);
+	}
+}
+
+/* The PMD entry covering @addr in @mm, which must have a PTE table there. */
+static pmd_t *pmd_of(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgd = pgd_offset(mm, addr);
+	p4d_t *p4d = p4d_offset(pgd, addr);
+	pud_t *pud = pud_offset(p4d, addr);
+
+	return pmd_offset(pud, addr);
+}
+
+/*
+ * The race lost, made deterministic: another thread mapped a page of the
+ * block between the lockless check and the PTE lock. The Rust install is
+ * called directly with a folio for the block; it must find the page under
+ * the lock, leave the page tables and counters as they were, and release the
+ * folio (we keep a reference of our own to watch it come back).
+ */
+static void install_race_lost_order(struct kunit *test, int order)
+{
+	unsigned long addr = fresh_addr(test);
+	struct mm_struct *mm = current->mm;
+	unsigned long start = ALIGN_DOWN(addr, PAGE_SIZE << order);
+	unsigned long other = order ? start + (PAGE_SIZE << order) - PAGE_SIZE : addr;
+	int nr = 1 << order, i;
+	struct vm_area_struct *vma;
+	struct folio *folio;
+	pte_t before, *ptes;
+	vm_fault_t ret;
+	long anon0;
+
+	ptes = kunit_kcalloc(test, nr, sizeof(*ptes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ptes);
+	enable_only(test, 0);
+	KUNIT_ASSERT_EQ(test, put_user((char)9, (char __user *)other), 0);
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, other, &before, 1));
+	anon0 = mm_rs_anon_pages(mm);
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	folio = vma_alloc_folio(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, order, vma, start, true);
+	if (!folio) {
+		mmap_read_unlock(mm);
+		KUNIT_FAIL(test, "no order-%d folio to install", order);
+		return;
+	}
+	folio_get(folio);
+	{
+		struct vm_fault vmf = {
+			.vma = vma,
+			.address = addr,
+			.real_address = addr,
+			.pgoff = linear_page_index(vma, addr),
+			.gfp_mask = GFP_KERNEL,
+			.flags = FAULT_FLAG_WRITE,
+			.pmd = pmd_of(mm, addr),
+		};
+
+		ret = mm_rs_anon_folio_install(&vmf, folio);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		/* A read fault finding the page mapped backs out too. */
+		vmf.flags = 0;
+		vmf.address = other;
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_zero_page_install(&vmf), 0);
+	}
+	mmap_read_unlock(mm);
+
+	KUNIT_EXPECT_EQ(test, folio_ref_count(folio), 1);
+	KUNIT_EXPECT_EQ(test, folio_mapcount(folio), 0);
+	folio_put(folio);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), anon0);
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, ptes, nr));
+	for (i = 0; i < nr; i++) {
+		if (start + i * PAGE_SIZE == other)
+			KUNIT_EXPECT_TRUE(test, pte_same(ptes[i], before));
+		else
+			KUNIT_EXPECT_TRUE_MSG(test, pte_none(ptes[i]), "entry %d of %d", i, nr);
+	}
+}
+
+static void install_race_lost(struct kunit *test)
+{
+	int order;
+
+	for (order = 0; order < PMD_ORDER; order++)
+		if (order != 1)
+			install_race_lost_order(test, order);
+}
+
+/* Concurrent faults: threads of one mm fault the same and neighbouring blocks. */
+
+#define RACE_THREADS	3
+#define RACE_BLOCKS	3
+#define RACE_ROUNDS	150
+#define RACE_TOUCHES	24
+
+struct race_ctx {
+	struct mm_struct *mm;
+	unsigned long base;
+	int order;
+	atomic_t round;		/* the round the workers may run */
+	atomic_t done;		/* workers done with the current round */
+	atomic_t errors;
+	bool stop;
+};
+
+struct race_worker {
+	struct race_ctx *ctx;
+	struct task_struct *task;
+	struct completion exited;
+	u32 seed;
+};
+
+static int race_worker_fn(void *data)
+{
+	struct race_worker *w = data;
+	struct race_ctx *ctx = w->ctx;
+	unsigned long pages = RACE_BLOCKS << ctx->order;
+	struct rnd_state rs;
+	int round, t;
+
+	prandom_seed_state(&rs, w->seed);
+	kthread_use_mm(ctx->mm);
+	for (round = 1; round <= RACE_ROUNDS && !READ_ONCE(ctx->stop); round++) {
+		while (atomic_read(&ctx->round) < round && !READ_ONCE(ctx->stop))
+			cond_resched();
+		for (t = 0; t < RACE_TOUCHES; t++) {
+			/*
+			 * Half the touches walk the range in the same order in
+			 * every thread, so that they collide on the same block;
+			 * the rest are random.
+			 */
+			unsigned long page = t < RACE_TOUCHES / 2 ?
+				(t * 5) % pages : prandom_u32_state(&rs) % pages;
+
+			if (put_user((char)(page + 1),
+				     (char __user *)(ctx->base + page * PAGE_SIZE)))
+				atomic_inc(&ctx->errors);
+		}
+		atomic_inc(&ctx->done);
+	}
+	kthread_unuse_mm(ctx->mm);
+	complete(&w->exited);
+	return 0;
+}
+
+/*
+ * Every present entry of the race range maps a page of a folio whose whole
+ * naturally aligned block is mapped, consecutively, and nothing is mapped
+ * twice; MM_ANONPAGES counts exactly the mapped pages.
+ */
+static bool check_race_range(struct kunit *test, struct race_ctx *ctx, pte_t *ptes,
+			     long anon_base)
+{
+	int nr = RACE_BLOCKS << ctx->order, i, present = 0;
+
+	if (!mm_rs_read_ptes(ctx->mm, ctx->base, ptes, nr)) {
+		KUNIT_FAIL(test, "no page table after a round");
+		return false;
+	}
+	for (i = 0; i < nr; i++) {
+		struct folio *folio;
+		int first, k, fnr;
+
+		if (!pte_present(ptes[i]))
+			continue;
+		present++;
+		folio = page_folio(pfn_to_page(pte_pfn(ptes[i])));
+		fnr = folio_nr_pages(folio);
+		first = ALIGN_DOWN(i, fnr);
+		if (folio_page(folio, i - first) != pfn_to_page(pte_pfn(ptes[i])) ||
+		    folio_mapcount(folio) != fnr) {
+			KUNIT_FAIL(test, "entry %d: page %lu of a %d-page folio mapped %d times",
+				   i, folio_page_idx(folio, pfn_to_page(pte_pfn(ptes[i]))),
+				   fnr, folio_mapcount(folio));
+			return false;
+		}
+		for (k = 0; k < fnr; k++)
+			if (!pte_present(ptes[first + k]) ||
+			    pte_pfn(ptes[first + k]) != pte_pfn(ptes[first]) + k) {
+				KUNIT_FAIL(test, "entry %d: folio block at %d not mapped whole",
+					   i, first);
+				return false;
+			}
+	}
+	if (mm_rs_anon_pages(ctx->mm) - anon_base != present) {
+		KUNIT_FAIL(test, "MM_ANONPAGES %ld, %d pages mapped",
+			   mm_rs_anon_pages(ctx->mm) - anon_base, present);
+		return false;
+	}
+	return true;
+}
+
+static unsigned long free_pages_now(void)
+{
+	lru_add_drain_all();
+	drain_all_pages(NULL);
+	return global_zone_page_state(NR_FREE_PAGES);
+}
+
+static void race_order(struct kunit *test, int order)
+{
+	struct race_worker workers[RACE_THREADS];
+	struct race_ctx ctx = { .order = order };
+	unsigned long len = (unsigned long)RACE_BLOCKS << (order + PAGE_SHIFT);
+	unsigned long free0, free1, deadline;
+	long anon_base;
+	pte_t *ptes;
+	int i, round;
+
+	ptes = kunit_kcalloc(test, RACE_BLOCKS << order, sizeof(*ptes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ptes);
+	ctx.base = ALIGN(mm_rs_map_anon(test, len + 2 * PMD_SIZE), PMD_SIZE);
+	KUNIT_ASSERT_NE(test, ctx.base, PMD_SIZE);
+	ctx.mm = current->mm;
+	enable_only(test, order);
+	atomic_set(&ctx.round, 0);
+	atomic_set(&ctx.done, 0);
+	atomic_set(&ctx.errors, 0);
+	free0 = free_pages_now();
+	anon_base = mm_rs_anon_pages(ctx.mm);
+
+	for (i = 0; i < RACE_THREADS; i++) {
+		workers[i].ctx = &ctx;
+		workers[i].seed = 0x72616365 + i + (order << 8);
+		init_completion(&workers[i].exited);
+		workers[i].task = kthread_run(race_worker_fn, &workers[i], "mm_rs_race/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(workers[i].task));
+	}
+
+	for (round = 1; round <= RACE_ROUNDS; round++) {
+		atomic_set(&ctx.done, 0);
+		atomic_set(&ctx.round, round);
+		deadline = jiffies + 60 * HZ;
+		while (atomic_read(&ctx.done) < RACE_THREADS) {
+			if (time_after(jiffies, deadline)) {
+				KUNIT_FAIL(test, "round %d: workers stuck", round);
+				goto stop;
+			}
+			cond_resched();
+		}
+		if (!check_race_range(test, &ctx, ptes, anon_base))
+			goto stop;
+		KUNIT_ASSERT_EQ(test, do_madvise(ctx.mm, ctx.base, len, MADV_DONTNEED), 0);
+	}
+stop:
+	WRITE_ONCE(ctx.stop, true);
+	for (i = 0; i < RACE_THREADS; i++)
+		wait_for_completion(&workers[i].exited);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx.errors), 0);
+	KUNIT_EXPECT_EQ(test, round, RACE_ROUNDS + 1);
+
+	KUNIT_ASSERT_EQ(test, do_madvise(ctx.mm, ctx.base, len, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(ctx.mm), anon_base);
+	free1 = free_pages_now();
+	/* Slack for the page tables and per-CPU caches the rounds left behind. */
+	KUNIT_EXPECT_LE_MSG(test, free0, free1 + 256,
+			    "free pages %lu before, %lu after %d rounds", free0, free1, RACE_ROUNDS);
+}
+
+static void race_same_blocks(struct kunit *test)
+{
+	int rust, order;
+
+	for (rust = 1; rust >= 0; rust--) {
+		mm_rs_paths_all(rust);
+		for (order = 0; order <= 4; order += 4) {
+			kunit_info(test, "%s path, order %d", rust ? "Rust" : "C", order);
+			race_order(test, order);
+		}
+	}
+}
+
+static struct kunit_case anon_fault_cases[] = {
+	KUNIT_CASE(fault_state_each_order),
+	KUNIT_CASE(zero_page_then_write),
+	KUNIT_CASE(data_and_neighbours),
+	KUNIT_CASE(install_race_lost),
+	KUNIT_CASE_SLOW(race_same_blocks),
+	{}
+};
+
+static struct kunit_suite anon_fault_suite = {
+	.name = "mm_rs_anon_fault",
+	.init = anon_fault_test_init,
+	.exit = anon_fault_test_exit,
+	.test_cases = anon_fault_cases,
+};
+
+kunit_test_suite(anon_fault_suite);
+
+MODULE_DESCRIPTION("KUnit tests for mm-rs anonymous fault install");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared helpers of the mm-rs KUnit suites.
+ */
+
+#include <kunit/test.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/mm_rs.h>
+#include <linux/mman.h>
+#include <linux/pgtable.h>
+#include <linux/sched/mm.h>
+
+#include "mm_rs_kunit.h"
+
+void mm_rs_knobs_get(struct thp_knobs *k)
+{
+	k->always = READ_ONCE(huge_anon_orders_always);
+	k->madvise = READ_ONCE(huge_anon_orders_madvise);
+	k->inherit = READ_ONCE(huge_anon_orders_inherit);
+	k->tpf = READ_ONCE(transparent_hugepage_flags);
+}
+
+void mm_rs_knobs_set(const struct thp_knobs *k)
+{
+	WRITE_ONCE(huge_anon_orders_always, k->always);
+	WRITE_ONCE(huge_anon_orders_madvise, k->madvise);
+	WRITE_ONCE(huge_anon_orders_inherit, k->inherit);
+	WRITE_ONCE(transparent_hugepage_flags, k->tpf);
+}
+
+unsigned long mm_rs_tpf_with_global(unsigned long tpf, enum global_mode g)
+{
+	tpf &= ~(BIT(TRANSPARENT_HUGEPAGE_FLAG) |
+		 BIT(TRANSPARENT_HUGEPAGE_REQ_MADV_FLAG));
+	if (g == GLOBAL_ALWAYS)
+		tpf |= BIT(TRANSPARENT_HUGEPAGE_FLAG);
+	else if (g == GLOBAL_MADVISE)
+		tpf |= BIT(TRANSPARENT_HUGEPAGE_REQ_MADV_FLAG);
+	return tpf;
+}
+
+void mm_rs_knobs_only(struct thp_knobs *k, int order, enum knob_mode mode)
+{
+	k->always = 0;
+	k->madvise = 0;
+	k->inherit = 0;
+	if (order < FIRST_ORDER)
+		return;
+	if (mode == KNOB_ALWAYS)
+		k->always = BIT(order);
+	else if (mode == KNOB_MADVISE)
+		k->madvise = BIT(order);
+	else if (mode == KNOB_INHERIT)
+		k->inherit = BIT(order);
+}
+
+static void set_key(struct static_key_true *key, bool on)
+{
+	if (on)
+		static_branch_enable(key);
+	else
+		static_branch_disable(key);
+}
+
+void mm_rs_paths_get(struct mm_rs_paths *p)
+{
+	p->anon_order = mm_rs_anon_order_enabled();
+	p->anon_fault = mm_rs_anon_fault_enabled();
+}
+
+void mm_rs_paths_set(const struct mm_rs_paths *p)
+{
+#ifdef CONFIG_MM_RS_ANON_ORDER
+	set_key(&mm_rs_anon_order_key, p->anon_order);
+#endif
+#ifdef CONFIG_MM_RS_ANON_FAULT
+	set_key(&mm_rs_anon_fault_key, p->anon_fault);
+#endif
+}
+
+void mm_rs_paths_all(bool rust)
+{
+	struct mm_rs_paths p = { .anon_order = rust, .anon_fault = rust };
+
+	mm_rs_paths_set(&p);
+}
+
+long mm_rs_anon_pages(struct mm_struct *mm)
+{
+	return percpu_counter_sum(&mm->rss_stat[MM_ANONPAGES]);
+}
+
+unsigned long mm_rs_sum_mthp(int order, enum mthp_stat_item item)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(mthp_stats, cpu).stats[order][item];
+	return sum;
+}
+
+void mm_rs_poison_free_pages(int order)
+{
+	struct page *page = alloc_pages(GFP_KERNEL, order);
+
+	if (!page)
+		return;
+	memset(page_address(page), 0x5a, PAGE_SIZE << order);
+	__free_pages(page, order);
+}
+
+unsigned long mm_rs_map_anon(struct kunit *test, unsigned long len)
+{
+	return kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+}
+
+bool mm_rs_read_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptes, int nr)
+{
+	spinlock_t *ptl;
+	pgd_t *pgd;
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd;
+	pte_t *pte;
+	bool ok = false;
+	int i;
+
+	mmap_read_lock(mm);
+	pgd = pgd_offset(mm, addr);
+	if (pgd_none_or_clear_bad(pgd))
+		goto out;
+	p4d = p4d_offset(pgd, addr);
+	if (p4d_none_or_clear_bad(p4d))
+		goto out;
+	pud = pud_offset(p4d, addr);
+	if (pud_none_or_clear_bad(pud))
+		goto out;
+	pmd = pmd_offset(pud, addr);
+	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	if (!pte)
+		goto out;
+	for (i = 0; i < nr; i++)
+		ptes[i] = ptep_get(pte + i);
+	pte_unmap_unlock(pte, ptl);
+	ok = true;
+out:
+	mmap_read_unlock(mm);
+	return ok;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helpers of the mm-rs KUnit suites (mm_rs_kunit.c).
+ */
+#ifndef _MM_RS_KUNIT_H
+#define _MM_RS_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/mm.h>
+#include <linux/huge_mm.h>
+
+/* The large orders alloc_anon_folio() may use: 2 .. PMD_ORDER - 1. */
+#define FIRST_ORDER		2
+
+enum knob_mode { KNOB_NEVER, KNOB_ALWAYS, KNOB_MADVISE, KNOB_INHERIT };
+enum global_mode { GLOBAL_NEVER, GLOBAL_MADVISE, GLOBAL_ALWAYS };
+
+/* The anonymous THP knobs: per-size modes as order masks, and the global flags. */
+struct thp_knobs {
+	unsigned long always, madvise, inherit, tpf;
+};
+
+void mm_rs_knobs_get(struct thp_knobs *k);
+void mm_rs_knobs_set(const struct thp_knobs *k);
+/* @tpf with the global mode set to @g, the other flags kept. */
+unsigned long mm_rs_tpf_with_global(unsigned long tpf, enum global_mode g);
+/* Only @order enabled, in @mode (no order at all for KNOB_NEVER or order 0). */
+void mm_rs_knobs_only(struct thp_knobs *k, int order, enum knob_mode mode);
+
+/* Which paths run in Rust: the sysfs switches, set directly. */
+struct mm_rs_paths {
+	bool anon_order, anon_fault;
+};
+
+void mm_rs_paths_get(struct mm_rs_paths *p);
+void mm_rs_paths_set(const struct mm_rs_paths *p);
+/* All Rust, or all C. */
+void mm_rs_paths_all(bool rust);
+
+/* The exact MM_ANONPAGES of @mm (get_mm_counter() is approximate on SMP). */
+long mm_rs_anon_pages(struct mm_struct *mm);
+
+/* The sum over CPUs of an mTHP counter. */
+unsigned long mm_rs_sum_mthp(int order, enum mthp_stat_item item);
+
+/*
+ * Leaves freed, poisoned pages of @order where the next allocation of that
+ * order on this CPU is likely to find them, so that a folio the fault path
+ * forgot to zero shows up as non-zero data.
+ */
+void mm_rs_poison_free_pages(int order);
+
+/* A fresh anonymous private mapping of @len bytes in the test mm. */
+unsigned long mm_rs_map_anon(struct kunit *test, unsigned long len);
+
+/*
+ * Copies the @nr entries from @addr (all in one PTE table) of @mm's page
+ * tables into @ptes. Returns false if there is no PTE table there.
+ */
+bool mm_rs_read_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptes, int nr);
+
+#endif /* _MM_RS_KUNIT_H */

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# boot.sh ARCH FLAVOUR PROGRAMS [TIMEOUT] [extra QEMU args]
+#
+# Boots build/image-ARCH-FLAVOUR with build/initramfs-ARCH.cpio.gz under QEMU
+# (TCG), runs the comma-separated PROGRAMS from /bin in the guest, and keeps
+# the console in build/results/boot-ARCH-FLAVOUR.log. A guest that does not
+# finish within TIMEOUT seconds (default 600) is killed and is a failure, as is
+# one that never reaches the end of its /init; the log stays for reading.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+arch=${1:?usage: boot.sh ARCH FLAVOUR PROGRAMS [TIMEOUT] [QEMU args]}
+flavour=${2:?}
+progs=${3:?}
+tmo=${4:-600}
+shift 4 2>/dev/null || shift $#
+log="$REPO/build/results/boot-$arch-$flavour.log"
+initrd="$REPO/build/initramfs-$arch.cpio.gz"
+mkdir -p "$REPO/build/results"
+case "$arch" in
+x86_64)
+	kernel="$REPO/build/image-$arch-$flavour/arch/x86/boot/bzImage"
+	qemu=(qemu-system-x86_64 -machine q35 -cpu max -bios qboot.rom)
+	console=ttyS0 ;;
+arm64)
+	kernel="$REPO/build/image-$arch-$flavour/arch/arm64/boot/Image"
+	qemu=(qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on)
+	console=ttyAMA0 ;;
+*) echo "boot.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
+esac
+[ -f "$kernel" ] || { echo "boot.sh: no kernel at $kernel; run: make image ARCH=$arch FLAVOR=$flavour" >&2; exit 2; }
+[ -f "$initrd" ] || { echo "boot.sh: no $initrd" >&2; exit 2; }
+
+timeout --foreground -k 10 "$tmo" "${qemu[@]}" -m 3G -smp 2 -nographic -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=$console panic=-1 loglevel=4 mmrs.run=$progs" "$@" \
+	</dev/null 2>&1 | tee "$log" | sed -u -n '/^mmrs-init\|^==\|^  \|^mmrs\|^selftest\|^ok \|^not ok\|^# /p'
+rc=${PIPESTATUS[0]}
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "boot: $arch $flavour guest timed out after ${tmo}s; console log: ${log#$REPO/}" >&2
+	exit 1
+fi
+if ! grep -q '^mmrs-init: done' "$log"; then
+	echo "boot: $arch $flavour guest did not finish (exit $rc); console log: ${log#$REPO/}" >&2
+	exit 1
+fi
+if grep -qE 'WARNING: |BUG: |Oops|KASAN|Bad rss-counter|possible circular locking' "$log"; then
+	echo "boot: $arch $flavour kernel complained; console log: ${log#$REPO/}" >&2
+	grep -E 'WARNING: |BUG: |Oops|KASAN|Bad rss-counter|possible circular locking' "$log" | head -n 5 >&2
+	exit 1
+fi
+exit 0

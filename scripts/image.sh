@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# image.sh ARCH FLAVOUR: build a bootable test kernel into
+# build/image-ARCH-FLAVOUR from tinyconfig plus configs/common.config,
+# configs/ARCH.config and, for FLAVOUR debug or off, configs/FLAVOUR.config.
+# Prints the path of the kernel image on its last line.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/env.sh"
+arch=${1:?usage: image.sh x86_64|arm64 test|debug|off}
+flavour=${2:-test}
+T="$REPO/build/linux"
+out="$REPO/build/image-$arch-$flavour"
+case "$arch" in
+x86_64) karch=x86; image=arch/x86/boot/bzImage ;;
+arm64) karch=arm64; image=arch/arm64/boot/Image ;;
+*) echo "image.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
+esac
+frags=("$REPO/configs/common.config" "$REPO/configs/$arch.config")
+case "$flavour" in
+test) ;;
+debug|off) frags+=("$REPO/configs/$flavour.config") ;;
+*) echo "image.sh: FLAVOUR must be test, debug or off" >&2; exit 2 ;;
+esac
+
+"$REPO/scripts/prepare-tree.sh" >&2
+mkdir -p "$out"
+mk=(make -s -C "$T" O="$out" ARCH="$karch" "${MM_RS_MAKE_OPTS[@]}")
+
+# Regenerate the config only when a fragment changed.
+want=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
+if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config.frags" 2>/dev/null)" != "$want" ]; then
+	echo "image: configuring $arch $flavour" >&2
+	"${mk[@]}" tinyconfig >/dev/null
+	(cd "$out" && "$T/scripts/kconfig/merge_config.sh" -m -O "$out" .config "${frags[@]}" >/dev/null)
+	"${mk[@]}" olddefconfig >/dev/null
+	# Every option a fragment asks for must have stuck.
+	missing=0
+	for f in "${frags[@]}"; do
+		while IFS= read -r line; do
+			case "$line" in
+			CONFIG_*=*) grep -qx "$line" "$out/.config" || { echo "image: $line did not stick (dependencies?)" >&2; missing=1; } ;;
+			"# CONFIG_"*" is not set")
+				opt=${line#\# }
+				opt=${opt%% *}
+				if grep -q "^$opt=" "$out/.config"; then
+					echo "image: $opt should be off" >&2
+					missing=1
+				fi
+				;;
+			esac
+		done < "$f"
+	done
+	[ $missing = 0 ] || exit 1
+	echo "$want" > "$out/.config.frags"
+fi
+
+echo "image: building $arch $flavour kernel (build/image-$arch-$flavour)" >&2
+"${mk[@]}" -j"$(nproc)" "$(basename "$image")" >&2
+echo "$out/$image"

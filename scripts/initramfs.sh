@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# initramfs.sh ARCH: build the test userspace (static /init and programs from
+# userspace/, cross-compiled for arm64) into build/initramfs-ARCH.cpio.gz and
+# print its path. Extra files can be added under build/rootfs-ARCH-extra/.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+arch=${1:?usage: initramfs.sh x86_64|arm64}
+case "$arch" in
+x86_64) cc=gcc ;;
+arm64) cc=aarch64-linux-gnu-gcc ;;
+*) echo "initramfs.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
+esac
+root="$REPO/build/rootfs-$arch"
+out="$REPO/build/initramfs-$arch.cpio.gz"
+rm -rf "$root"
+mkdir -p "$root"/{bin,proc,sys,dev,tmp}
+cflags=(-static -O2 -Wall -Werror)
+"$cc" "${cflags[@]}" -o "$root/init" "$REPO/userspace/init.c"
+for src in "$REPO"/userspace/*.c; do
+	name=$(basename "$src" .c)
+	[ "$name" = init ] && continue
+	"$cc" "${cflags[@]}" -o "$root/bin/$name" "$src"
+done
+if [ -d "$REPO/build/rootfs-$arch-extra" ]; then
+	cp -a "$REPO/build/rootfs-$arch-extra/." "$root/"
+fi
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet --owner 0:0) | gzip -1 > "$out"
+echo "$out"
