@@ -74,6 +74,17 @@ unsigned long mm_rs_anon_folio_pte_none_orders(pte_t *pte, unsigned long addr,
  */
 struct folio *mm_rs_alloc_anon_folio(struct vm_fault *vmf);
 
+#ifdef CONFIG_MM_RS_KUNIT_TEST
+/* Statistics a walk counts per order: anon_fault_fallback, _fallback_charge. */
+#define MM_RS_ANON_STATS 2
+/*
+ * KUnit only: the allocation walk of mm_rs_alloc_anon_folio() over @orders,
+ * with allocation failing for @alloc_fails and the charge for @charge_fails.
+ */
+int mm_rs_anon_alloc_walk_test(unsigned long orders, unsigned long alloc_fails,
+			       unsigned long charge_fails, unsigned long *stats);
+#endif
+
 /* mm/mm_rs/anon/fault.rs */
 
 /*

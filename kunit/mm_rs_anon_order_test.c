@@ -399,6 +399,63 @@ static void random_cases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->checks, 3UL * RANDOM_CASES);
 }
 
+/*
+ * The fallback walk, as alloc_anon_folio() writes it: from the highest order
+ * down, an order whose allocation fails counts anon_fault_fallback; one whose
+ * charge fails counts anon_fault_fallback_charge and anon_fault_fallback; the
+ * first allocated and charged is used.
+ */
+static int walk_model(unsigned long orders, unsigned long alloc_fails,
+		      unsigned long charge_fails, unsigned long *stats)
+{
+	int order = highest_order(orders);
+
+	while (orders) {
+		if (!(alloc_fails & BIT(order))) {
+			if (!(charge_fails & BIT(order)))
+				return order;
+			stats[order * MM_RS_ANON_STATS + 1]++;
+		}
+		stats[order * MM_RS_ANON_STATS]++;
+		order = next_order(&orders, order);
+	}
+	return -1;
+}
+
+static bool compare_walk(struct kunit *test, unsigned long orders, unsigned long af,
+			 unsigned long cf)
+{
+	unsigned long want[(PMD_ORDER + 1) * MM_RS_ANON_STATS] = { 0 };
+	unsigned long got[(PMD_ORDER + 1) * MM_RS_ANON_STATS] = { 0 };
+	int w = walk_model(orders, af, cf, want);
+	int g = mm_rs_anon_alloc_walk_test(orders, af, cf, got);
+
+	if (w == g && !memcmp(want, got, sizeof(want)))
+		return true;
+	KUNIT_FAIL(test, "orders %#lx, allocation fails %#lx, charge fails %#lx: order %d (want %d), stats %s",
+		   orders, af, cf, g, w, memcmp(want, got, sizeof(want)) ? "differ" : "agree");
+	return false;
+}
+
+/* Every pattern of allocation and charge failures over the anonymous orders. */
+static void alloc_walk_failures(struct kunit *test)
+{
+	unsigned long af, cf, n = 0;
+	struct rnd_state rs;
+
+	for (af = 0; af <= ANON_ORDERS; af += BIT(FIRST_ORDER))
+		for (cf = 0; cf <= ANON_ORDERS; cf += BIT(FIRST_ORDER), n++)
+			if (!compare_walk(test, ANON_ORDERS, af, cf))
+				return;
+	prandom_seed_state(&rs, RANDOM_SEED);
+	for (; n < 20000; n++)
+		if (!compare_walk(test, prandom_u32_state(&rs) & ANON_ORDERS,
+				  prandom_u32_state(&rs) & ANON_ORDERS,
+				  prandom_u32_state(&rs) & ANON_ORDERS))
+			return;
+	KUNIT_EXPECT_EQ(test, n, 20000);
+}
+
 /* Real faults in the test mm. */
 
 struct fault_case {
@@ -571,6 +628,7 @@ static struct kunit_case anon_order_cases[] = {
 	KUNIT_CASE(allowable_orders_vma),
 	KUNIT_CASE(pte_none_orders),
 	KUNIT_CASE(random_cases),
+	KUNIT_CASE(alloc_walk_failures),
 	KUNIT_CASE(fault_each_size),
 	KUNIT_CASE(fault_fallbacks),
 	{}

@@ -46,6 +46,11 @@ if ! grep -q '^mmrs-init: done' "$log"; then
 	echo "boot: $arch $flavour guest did not finish (exit $rc); console log: ${log#$REPO/}" >&2
 	exit 1
 fi
+if grep -qE '^mmrs-init: .* exited [1-9]' "$log"; then
+	echo "boot: $arch $flavour: a guest program failed:" >&2
+	grep -E '^mmrs-init: .* exited [1-9]' "$log" >&2
+	exit 1
+fi
 if grep -qE 'WARNING: |BUG: |Oops|KASAN|Bad rss-counter|possible circular locking' "$log"; then
 	echo "boot: $arch $flavour kernel complained; console log: ${log#$REPO/}" >&2
 	grep -E 'WARNING: |BUG: |Oops|KASAN|Bad rss-counter|possible circular locking' "$log" | head -n 5 >&2

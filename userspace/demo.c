@@ -106,7 +106,8 @@ static long pages_in_large_folios(char *p, size_t len, long *mapped)
 	return large;
 }
 
-static void anon_run(int rust, const char *label)
+/* Faults taken, or -1 if the run could not be made. */
+static long anon_run(int rust, const char *label)
 {
 	struct rusage r0, r1;
 	long mapped, large;
@@ -117,12 +118,12 @@ static void anon_run(int rust, const char *label)
 	if (set_paths(rust)) {
 		printf("  %-14s %-4s  (no /sys/kernel/mm/mm_rs switches: mm-rs not built in)\n",
 		       label, rust ? "Rust" : "C");
-		return;
+		return -1;
 	}
 	p = mmap(NULL, TOUCH, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		perror("mmap");
-		return;
+		return -1;
 	}
 	getrusage(RUSAGE_SELF, &r0);
 	t0 = now();
@@ -135,11 +136,13 @@ static void anon_run(int rust, const char *label)
 	       label, rust ? "Rust" : "C", r1.ru_minflt - r0.ru_minflt,
 	       mapped ? 100.0 * large / mapped : 0.0, (t1 - t0) * 1e6 / (TOUCH / MIB));
 	munmap(p, TOUCH);
+	return r1.ru_minflt - r0.ru_minflt;
 }
 
 int main(void)
 {
-	int rust;
+	long large[2], small[2];
+	int rust, bad = 0;
 
 	page_size = sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -147,11 +150,18 @@ int main(void)
 	set_mthp("2048", "never");
 	for (rust = 0; rust <= 1; rust++) {
 		set_mthp("64", "always");
-		anon_run(rust, "64K mTHP");
+		large[rust] = anon_run(rust, "64K mTHP");
 		set_mthp("64", "never");
-		anon_run(rust, "order 0");
+		small[rust] = anon_run(rust, "order 0");
 	}
 	set_paths(1);
 	printf("== expected: 64K mTHP takes 16 times fewer faults than order 0, on both paths ==\n");
-	return 0;
+	for (rust = 0; rust <= 1; rust++) {
+		if (large[rust] < 0 || small[rust] < 0 || large[rust] * 8 > small[rust]) {
+			printf("demo: FAILED: %s path took %ld faults with 64K mTHP, %ld at order 0\n",
+			       rust ? "Rust" : "C", large[rust], small[rust]);
+			bad = 1;
+		}
+	}
+	return bad;
 }

@@ -2,20 +2,89 @@
 
 //! Allocating the folio for an anonymous fault (`alloc_anon_folio()` for large orders).
 //!
-//! The orders come from [`super::order`]; this walks them from the highest down, allocating and
-//! charging, and counts the mTHP statistics exactly where C does: `anon_fault_fallback_charge`
-//! when the memcg charge of an order fails, and `anon_fault_fallback` for every order given up,
-//! whether its allocation or its charge failed. Order 0 stays with C's `folio_prealloc()`.
+//! The orders come from [`super::order`]; [`alloc_walk`] walks them from the highest down,
+//! allocating and charging, and counts the mTHP statistics exactly where C does:
+//! `anon_fault_fallback_charge` when the memcg charge of an order fails, and
+//! `anon_fault_fallback` for every order given up, whether its allocation or its charge failed.
+//! Order 0 stays with C's `folio_prealloc()`.
+//!
+//! The walk is generic over where folios come from, so that the KUnit suite can drive it with
+//! scripted allocation and charge failures ([`mm_rs_anon_alloc_walk_test`]); the fault path
+//! instantiates it with the page allocator and the memcg.
 
 use super::order::{anon_folio_orders, anon_folio_pte_none_orders};
 use kernel::bindings;
 use kernel::error::code::EAGAIN;
 use kernel::mm::{
     fault::VmFault,
-    folio::Folio,
-    order::align_down,
+    folio::{Folio, Gfp},
+    order::{align_down, OrderSet},
     thp::{count_mthp_stat, vma_thp_gfp_mask, AnonThpKnobs, MthpStat},
+    virt::{MmRef, VmaRef},
 };
+
+/// Where the fallback walk gets its folios from.
+pub(crate) trait FolioSource {
+    /// A folio of some order.
+    type Folio;
+
+    /// Allocates a folio of `order`, or [`None`].
+    fn alloc(&mut self, order: u32) -> Option<Self::Folio>;
+
+    /// Charges `folio` to its memory cgroup; `false` if the charge failed.
+    fn charge(&mut self, folio: &Self::Folio) -> bool;
+
+    /// Readies a charged folio for mapping.
+    fn prepare(&mut self, folio: &Self::Folio);
+}
+
+/// Tries `orders` from the highest down until a folio is allocated and charged, counting each
+/// order given up through `count`, as C's `alloc_anon_folio()` loop.
+pub(crate) fn alloc_walk<S: FolioSource>(
+    src: &mut S,
+    orders: OrderSet,
+    mut count: impl FnMut(u32, MthpStat),
+) -> Option<S::Folio> {
+    for order in orders.iter_desc() {
+        if let Some(folio) = src.alloc(order) {
+            if src.charge(&folio) {
+                src.prepare(&folio);
+                return Some(folio);
+            }
+            count(order, MthpStat::AnonFaultFallbackCharge);
+            drop(folio);
+        }
+        count(order, MthpStat::AnonFaultFallback);
+    }
+    None
+}
+
+/// The page allocator and the memcg, for a fault at `addr` in `vma`.
+struct FaultFolios<'a> {
+    vma: &'a VmaRef,
+    mm: &'a MmRef,
+    gfp: Gfp,
+    addr: usize,
+}
+
+impl FolioSource for FaultFolios<'_> {
+    type Folio = Folio;
+
+    fn alloc(&mut self, order: u32) -> Option<Folio> {
+        let start = align_down(self.addr, order)?;
+        Folio::vma_alloc(self.gfp, order, self.vma, start)
+    }
+
+    fn charge(&mut self, folio: &Folio) -> bool {
+        folio.mem_cgroup_charge(self.mm, self.gfp).is_ok()
+    }
+
+    fn prepare(&mut self, folio: &Folio) {
+        folio.throttle_swaprate(self.gfp);
+        // The faulting subpage is zeroed last, so it is cache-hot.
+        folio.zero_user(self.addr);
+    }
+}
 
 /// What [`alloc_anon_folio`] found.
 pub(crate) enum AnonFolio {
@@ -50,22 +119,16 @@ pub(crate) fn alloc_anon_folio(vmf: &VmFault) -> AnonFolio {
         return AnonFolio::Fallback;
     };
 
-    let gfp = vma_thp_gfp_mask(vma);
-    for order in orders.iter_desc() {
-        let folio =
-            align_down(addr, order).and_then(|start| Folio::vma_alloc(gfp, order, vma, start));
-        if let Some(folio) = folio {
-            if folio.mem_cgroup_charge(mm, gfp).is_ok() {
-                folio.throttle_swaprate(gfp);
-                folio.zero_user(addr);
-                return AnonFolio::Large(folio);
-            }
-            count_mthp_stat(order, MthpStat::AnonFaultFallbackCharge);
-            drop(folio);
-        }
-        count_mthp_stat(order, MthpStat::AnonFaultFallback);
+    let mut src = FaultFolios {
+        vma,
+        mm,
+        gfp: vma_thp_gfp_mask(vma),
+        addr,
+    };
+    match alloc_walk(&mut src, orders, count_mthp_stat) {
+        Some(folio) => AnonFolio::Large(folio),
+        None => AnonFolio::Fallback,
     }
-    AnonFolio::Fallback
 }
 
 /// C entry for [`alloc_anon_folio`]: a large folio, NULL to fall back to order 0, or
@@ -89,3 +152,73 @@ pub unsafe extern "C" fn mm_rs_alloc_anon_folio(
 }
 
 export_check!(mm_rs_alloc_anon_folio);
+
+/// Folios that are only orders, failing as scripted: the test double of [`FaultFolios`].
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+struct ScriptedFolios {
+    alloc_fails: OrderSet,
+    charge_fails: OrderSet,
+}
+
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+impl FolioSource for ScriptedFolios {
+    type Folio = u32;
+
+    fn alloc(&mut self, order: u32) -> Option<u32> {
+        (!self.alloc_fails.contains(order)).then_some(order)
+    }
+
+    fn charge(&mut self, order: &u32) -> bool {
+        !self.charge_fails.contains(*order)
+    }
+
+    fn prepare(&mut self, _order: &u32) {}
+}
+
+/// KUnit entry: runs [`alloc_walk`] over `orders` with the allocation failing for the orders in
+/// `alloc_fails` and the charge for those in `charge_fails`. Adds each statistic counted to
+/// `stats[order * MM_RS_ANON_STATS + item]` (items: 0 fallback, 1 fallback_charge) and returns
+/// the order allocated, or -1.
+///
+/// # Safety
+///
+/// `stats` must point to `(PMD_ORDER + 1) * MM_RS_ANON_STATS` writable `unsigned long`s.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_anon_alloc_walk_test(
+    orders: kernel::ffi::c_ulong,
+    alloc_fails: kernel::ffi::c_ulong,
+    charge_fails: kernel::ffi::c_ulong,
+    stats: *mut kernel::ffi::c_ulong,
+) -> kernel::ffi::c_int {
+    use kernel::mm::thp::PMD_ORDER;
+
+    let nr_stats = bindings::MM_RS_ANON_STATS as usize;
+    let len = (PMD_ORDER as usize + 1) * nr_stats;
+    // SAFETY: Guaranteed by the caller.
+    let stats = unsafe { core::slice::from_raw_parts_mut(stats, len) };
+    let mut src = ScriptedFolios {
+        alloc_fails: OrderSet::from_bits(alloc_fails),
+        charge_fails: OrderSet::from_bits(charge_fails),
+    };
+    let count = |order: u32, item: MthpStat| {
+        let item = match item {
+            MthpStat::AnonFaultFallbackCharge => 1,
+            _ => 0,
+        };
+        let slot = (order as usize)
+            .checked_mul(nr_stats)
+            .and_then(|i| i.checked_add(item))
+            .and_then(|i| stats.get_mut(i));
+        if let Some(slot) = slot {
+            *slot = slot.wrapping_add(1);
+        }
+    };
+    match alloc_walk(&mut src, OrderSet::from_bits(orders), count) {
+        Some(order) => order as kernel::ffi::c_int,
+        None => -1,
+    }
+}
+
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+export_check!(mm_rs_anon_alloc_walk_test);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftests.sh ARCH [quick|full]
+#
+# Builds the base tree's mm selftests statically for ARCH, boots the test
+# kernel (FLAVOUR test, all mm-rs paths on) and the same kernel with
+# CONFIG_MM_RS=n (FLAVOUR off, the baseline) with them, and compares: a test
+# that passes on the baseline and fails or skips on ours is a failure.
+# Results: build/results/selftests-ARCH-{test,off}.tap and a summary table.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/env.sh"
+arch=${1:?usage: selftests.sh x86_64|arm64 [quick|full]}
+set_=${2:-full}
+T="$REPO/build/linux"
+case "$arch" in
+x86_64) karch=x86; cross= ;;
+arm64) karch=arm64; cross=aarch64-linux-gnu- ;;
+*) echo "selftests.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
+esac
+list="$REPO/userspace/selftests.$set_"
+[ -f "$list" ] || { echo "selftests.sh: no $list" >&2; exit 2; }
+progs=$(grep -v '^#' "$list" | awk '$3 ~ /^\.\// { sub("^\\./", "", $3); print $3 }' | sort -u)
+
+"$REPO/scripts/prepare-tree.sh" >&2
+hdr="$REPO/build/headers-$arch"
+out="$REPO/build/selftests-$arch"
+if [ ! -f "$hdr/include/linux/mman.h" ]; then
+	make -s -C "$T" O="$REPO/build/headers-obj-$arch" ARCH="$karch" INSTALL_HDR_PATH="$hdr" headers_install
+fi
+mkdir -p "$out"
+targets=()
+for p in $progs; do targets+=("$out/$p"); done
+echo "selftests: building ${progs//$'\n'/ } for $arch" >&2
+make -s -C "$T/tools/testing/selftests/mm" OUTPUT="$out" ARCH="$karch" \
+	${cross:+CROSS_COMPILE=$cross} KHDR_INCLUDES="-I$hdr/include" LDFLAGS=-static \
+	-j"$(nproc)" "${targets[@]}" >&2
+
+extra="$REPO/build/rootfs-$arch-extra"
+rm -rf "$extra"
+mkdir -p "$extra/selftests" "$extra/etc"
+for p in $progs; do cp "$out/$p" "$extra/selftests/"; done
+grep -v '^#' "$list" > "$extra/etc/selftests.list"
+"$REPO/scripts/initramfs.sh" "$arch" >/dev/null
+
+rc=0
+for flavour in test off; do
+	"$REPO/scripts/image.sh" "$arch" "$flavour" >/dev/null
+	echo "selftests: booting $arch $flavour" >&2
+	"$REPO/scripts/boot.sh" "$arch" "$flavour" selftests 3600 >/dev/null || rc=1
+	sed -n 's/^selftest: //p' "$REPO/build/results/boot-$arch-$flavour.log" \
+		> "$REPO/build/results/selftests-$arch-$flavour.tap"
+done
+rm -rf "$extra"
+python3 "$REPO/scripts/selftests-compare.py" \
+	"$REPO/build/results/selftests-$arch-off.tap" \
+	"$REPO/build/results/selftests-$arch-test.tap" || rc=1
+exit $rc
