@@ -9,14 +9,17 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run test clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
 	@echo '  make run [ARCH=A]      build the test kernel, boot it under QEMU and show the Rust mm'
 	@echo '                         at work, Rust and C paths side by side (A: x86_64 or arm64)'
-	@echo '  make test              everything CI checks: lints, then KUnit on x86_64 and arm64'
-	@echo '                         (plain and debug flavours) and the MM_RS=n build'
+	@echo '  make test              everything CI checks: lints; KUnit on x86_64 and arm64, the debug'
+	@echo '                         flavour on x86_64, the MM_RS=n kernel; one boot of each'
+	@echo '                         architecture'"'"'s test kernel with the demo and quick mm selftests'
+	@echo '  make check-full        the rest: debug KUnit on arm64, MM_RS=n on arm64, and the full'
+	@echo '                         mm selftests against the MM_RS=n baseline on both architectures'
 	@echo '  make setup             install and check the toolchain (Debian packages, bindgen)'
 	@echo '  make prepare           extract the base tree into build/linux, link mm-rs in, apply patches/'
 	@echo '  make kunit ARCH=A      the KUnit suites under QEMU; A is x86_64, arm64 or all'
@@ -24,6 +27,7 @@ help:
 	@echo '  make kunit-debug ARCH=A   the same with PROVE_LOCKING, DEBUG_VM and KASAN'
 	@echo '  make kunit-off ARCH=A  the kernel with CONFIG_MM_RS=n: builds, runs, has no mm-rs'
 	@echo '  make image ARCH=A FLAVOR=F   build a test kernel (F: test, debug or off) and print its path'
+	@echo '  make selftests ARCH=A  the mm selftests on the test kernel and on MM_RS=n, compared'
 	@echo '  make lint              rustfmt --check, clippy (CLIPPY=1) and checkpatch'
 	@echo '  make fmt               rustfmt our Rust in place'
 	@echo '  make mutate ARCH=A     break each rule in scripts/mutations.txt, expect a test to fail (slow)'
@@ -54,6 +58,9 @@ initramfs: setup
 run: prepare
 	@scripts/run.sh $(ARCH)
 
+selftests: prepare
+	@set -e; for a in $(arches); do scripts/selftests.sh $$a full compare; done
+
 lint: prepare
 	@scripts/lint.sh
 
@@ -66,9 +73,15 @@ mutate: prepare
 
 test: lint
 	@$(MAKE) --no-print-directory kunit ARCH=all
-	@$(MAKE) --no-print-directory kunit-debug ARCH=all
+	@$(MAKE) --no-print-directory kunit-debug ARCH=x86_64
 	@$(MAKE) --no-print-directory kunit-off ARCH=x86_64
+	@set -e; for a in $(ARCHES); do scripts/selftests.sh $$a quick; done
 	@scripts/summary.sh
+
+check-full: prepare
+	@$(MAKE) --no-print-directory kunit-debug ARCH=arm64
+	@$(MAKE) --no-print-directory kunit-off ARCH=arm64
+	@$(MAKE) --no-print-directory selftests ARCH=all
 
 clean:
 	rm -rf build/kunit-* build/results build/lint build/mutate*

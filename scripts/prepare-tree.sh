@@ -96,10 +96,10 @@ for p in "${patches[@]}"; do
 		mkdir -p "$META/orig/$(dirname "$f")"
 		cp -p "$T/$f" "$META/orig/$f"
 	done
-	if ! out=$(patch -d "$T" -p1 -N --batch --no-backup-if-mismatch -r "$rej" < "$p" 2>&1); then
+	if ! out=$(patch -d "$T" -p1 -N --batch --fuzz=0 --no-backup-if-mismatch -r "$rej" < "$p" 2>&1); then
 		echo "$out" | sed 's/^/    /' >&2
 		# Leave no half-patched tree behind: the next run extracts afresh.
-		rm -rf "$T"
+		rm -rf "$T" "$prev"
 		die "patches/$name no longer applies to linux-source-6.12 $pkgver (Linux $kver); failed hunks are listed above and kept in build/rejects/$name.rej"
 	fi
 	cp "$p" "$META/applied/$name"

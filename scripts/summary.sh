@@ -1,26 +1,35 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# One line a KUnit run of this `make test`, then the closing count.
+# The closing lines of `make test`: one a KUnit run and a selftest boot, then
+# the total.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-python3 - "$REPO"/build/results/kunit-*.json <<'PY'
+python3 - "$REPO"/build/results/kunit-*.json "$REPO"/build/results/selftests-*-test.tap <<'PY'
 import json, sys
 tp = tf = 0
 for path in sys.argv[1:]:
-    root = json.load(open(path))
+    name = path.rsplit("/", 1)[-1]
     p = f = 0
-    def walk(n):
-        global p, f
-        for c in n.get("test_cases", []) or []:
-            if c.get("status") == "PASS":
+    if path.endswith(".json"):
+        def walk(n):
+            global p, f
+            for c in n.get("test_cases", []) or []:
+                if c.get("status") == "PASS":
+                    p += 1
+                else:
+                    f += 1
+            for s in n.get("sub_groups", []) or []:
+                walk(s)
+        walk(json.load(open(path)))
+        label = "kunit " + name[len("kunit-"):-len(".json")]
+    else:
+        for line in open(path):
+            if line.startswith("ok "):
                 p += 1
-            else:
+            elif line.startswith("not ok "):
                 f += 1
-        for s in n.get("sub_groups", []) or []:
-            walk(s)
-    walk(root)
-    name = path.rsplit("/", 1)[-1][len("kunit-"):-len(".json")]
-    print(f"summary: {name:<16} {p:4d} passed, {f} failed")
+        label = "selftests " + name[len("selftests-"):-len("-test.tap")]
+    print(f"summary: {label:<22} {p:4d} passed, {f} failed")
     tp += p
     tf += f
 print(f"{tp} passed, {tf} failed")
