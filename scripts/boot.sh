@@ -42,6 +42,10 @@ if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	echo "boot: $arch $flavour guest timed out after ${tmo}s; console log: ${log#$REPO/}" >&2
 	exit 1
 fi
+if [ "$rc" != 0 ]; then
+	echo "boot: $arch $flavour: QEMU exited $rc; console log: ${log#$REPO/}" >&2
+	exit 1
+fi
 if ! grep -q '^mmrs-init: done' "$log"; then
 	echo "boot: $arch $flavour guest did not finish (exit $rc); console log: ${log#$REPO/}" >&2
 	exit 1
