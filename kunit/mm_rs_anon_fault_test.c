@@ -512,7 +512,8 @@ stop:
 	free1 = free_pages_now();
 	/* Slack for the page tables and per-CPU caches the rounds left behind. */
 	KUNIT_EXPECT_LE_MSG(test, free0, free1 + 256,
-			    "free pages %lu before, %lu after %d rounds", free0, free1, RACE_ROUNDS);
+			    "free pages %lu before, %lu after %d rounds",
+			    free0, free1, RACE_ROUNDS);
 }
 
 static void race_same_blocks(struct kunit *test)

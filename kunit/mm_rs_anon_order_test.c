@@ -432,7 +432,7 @@ static bool compare_walk(struct kunit *test, unsigned long orders, unsigned long
 
 	if (w == g && !memcmp(want, got, sizeof(want)))
 		return true;
-	KUNIT_FAIL(test, "orders %#lx, allocation fails %#lx, charge fails %#lx: order %d (want %d), stats %s",
+	KUNIT_FAIL(test, "orders %#lx, failing alloc %#lx charge %#lx: order %d (C %d), stats %s",
 		   orders, af, cf, g, w, memcmp(want, got, sizeof(want)) ? "differ" : "agree");
 	return false;
 }
@@ -513,7 +513,7 @@ static void run_fault_case(struct kunit *test, const struct fault_case *fc,
 {
 	struct anon_order_ctx *c = test->priv;
 	unsigned long len = fc->vma_len ?: 4 * PMD_SIZE;
-	unsigned long base, addr, alloc_before, fallback_before;
+	unsigned long base, addr, alloc_before, fallback_before, alloc_after, fallback_after;
 	struct thp_knobs k = { .tpf = mm_rs_tpf_with_global(c->saved.tpf, fc->global) };
 	struct page *page;
 	int stat_order = fc->order;
@@ -554,13 +554,14 @@ static void run_fault_case(struct kunit *test, const struct fault_case *fc,
 		if (after < base + len)
 			KUNIT_EXPECT_EQ(test, get_user_pages_fast_only(after, 1, 0, &page), 0);
 	}
-	KUNIT_EXPECT_EQ_MSG(test, mm_rs_sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_ALLOC) - alloc_before,
+	alloc_after = mm_rs_sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_ALLOC);
+	fallback_after = mm_rs_sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_FALLBACK);
+	KUNIT_EXPECT_EQ_MSG(test, alloc_after - alloc_before,
 			    (unsigned long)(fc->expect == fc->order),
 			    "%s (%s): anon_fault_alloc of order %d", fc->name,
 			    rust ? "Rust" : "C", stat_order);
-	KUNIT_EXPECT_EQ_MSG(test,
-			    mm_rs_sum_mthp(stat_order, MTHP_STAT_ANON_FAULT_FALLBACK) - fallback_before,
-			    0UL, "%s (%s): anon_fault_fallback", fc->name, rust ? "Rust" : "C");
+	KUNIT_EXPECT_EQ_MSG(test, fallback_after - fallback_before, 0UL,
+			    "%s (%s): anon_fault_fallback", fc->name, rust ? "Rust" : "C");
 
 	if (fc->disable_thp)
 		clear_bit(MMF_DISABLE_THP, &current->mm->flags);

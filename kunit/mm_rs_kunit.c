@@ -119,7 +119,7 @@ unsigned long mm_rs_map_anon(struct kunit *test, unsigned long len)
 
 bool mm_rs_read_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptes, int nr)
 {
-	spinlock_t *ptl;
+	spinlock_t *ptl;	/* the PTE table's lock */
 	pgd_t *pgd;
 	p4d_t *p4d;
 	pud_t *pud;

@@ -15,7 +15,8 @@ cd "$REPO"
 rc=0
 
 mapfile -t rs < <(git ls-files -co --exclude-standard -- '*.rs')
-mapfile -t cs < <(git ls-files -co --exclude-standard -- '*.c' '*.h')
+# Kernel C only: userspace/ is ordinary user-space C.
+mapfile -t cs < <(git ls-files -co --exclude-standard -- '*.c' '*.h' ':!userspace/')
 
 echo "lint: rustfmt --check (${#rs[@]} files)"
 if ! /usr/bin/rustfmt --edition 2021 --config-path "$T/.rustfmt.toml" --check "${rs[@]}"; then

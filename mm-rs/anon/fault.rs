@@ -80,7 +80,6 @@ pub(crate) fn anon_folio_install(vmf: &VmFault, folio: Folio) -> VmFaultResult {
     }
     if vma.userfaultfd_missing() {
         // Deliver the fault to user space; checked under the PTE lock, handled without it.
-        drop(vacant);
         drop(ptl);
         drop(folio);
         return vmf.handle_userfault_missing();
@@ -118,7 +117,6 @@ pub(crate) fn anon_zero_page_install(vmf: &VmFault) -> VmFaultResult {
         return ret;
     }
     if vma.userfaultfd_missing() {
-        drop(vacant);
         drop(ptl);
         return vmf.handle_userfault_missing();
     }
