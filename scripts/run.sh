@@ -12,7 +12,14 @@ start=$(date +%s)
 step() { echo "run: [$(( $(date +%s) - start ))s] $*"; }
 
 step "building the $arch test kernel (a few minutes the first time)"
-kernel=$("$REPO/scripts/image.sh" "$arch" test 2> >(sed -u 's/^/  /' >&2) | tail -n 1)
+buildlog="$REPO/build/results/image-$arch-test.log"
+mkdir -p "$REPO/build/results"
+# Progress lines on the terminal, the compiler's chatter in the log.
+if ! kernel=$("$REPO/scripts/image.sh" "$arch" test 2> >(tee "$buildlog" |
+	grep --line-buffered -E '^(image|prepare-tree|setup):|error' | sed -u 's/^/  /' >&2) | tail -n 1); then
+	echo "run: the kernel build failed; its log: ${buildlog#$REPO/}" >&2
+	exit 1
+fi
 step "kernel: ${kernel#$REPO/}"
 step "building the userspace (static /init and demo)"
 "$REPO/scripts/initramfs.sh" "$arch" >/dev/null

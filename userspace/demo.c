@@ -139,6 +139,41 @@ static long anon_run(int rust, const char *label)
 	return r1.ru_minflt - r0.ru_minflt;
 }
 
+/* The switches take exactly 0 and 1; anything else is -EINVAL and changes nothing. */
+static int check_switches(void)
+{
+	static const char *const files[] = { "anon_order", "anon_fault" };
+	static const char *const bad[] = { "2", "-1", "x", "01x", "1 1" };
+	char path[96], val[8];
+	int i, j, fd, bad_seen = 0;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/mm/mm_rs/%s", files[i]);
+		if (write_str(path, "1"))
+			return 1;
+		for (j = 0; j < 5; j++) {
+			int err = write_str(path, bad[j]);
+
+			if (err != -EINVAL) {
+				printf("demo: FAILED: writing '%s' to %s gave %d, not -EINVAL\n",
+				       bad[j], path, err);
+				bad_seen = 1;
+			}
+		}
+		fd = open(path, O_RDONLY);
+		memset(val, 0, sizeof(val));
+		if (fd < 0 || read(fd, val, sizeof(val) - 1) <= 0 || strcmp(val, "1\n")) {
+			printf("demo: FAILED: %s reads '%s' after the bad writes\n", path, val);
+			bad_seen = 1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!bad_seen)
+		printf("== switches: /sys/kernel/mm/mm_rs/{anon_order,anon_fault} reject bad values ==\n");
+	return bad_seen;
+}
+
 int main(void)
 {
 	long large[2], small[2];
@@ -156,6 +191,7 @@ int main(void)
 	}
 	set_paths(1);
 	printf("== expected: 64K mTHP takes 16 times fewer faults than order 0, on both paths ==\n");
+	bad = check_switches();
 	for (rust = 0; rust <= 1; rust++) {
 		if (large[rust] < 0 || small[rust] < 0 || large[rust] * 8 > small[rust]) {
 			printf("demo: FAILED: %s path took %ld faults with 64K mTHP, %ld at order 0\n",

@@ -379,21 +379,10 @@ impl Vacant<'_, '_> {
         let vma = self.ptl.vma;
         // SAFETY: The folio is valid and owned; the VMA is read-locked.
         let entry = Pte(unsafe { bindings::mm_rs_folio_mk_pte(folio.as_ptr(), vma.as_ptr()) });
-        let entry = bits(entry);
-        // SAFETY: The `nr` entries are in the mapped table whose lock we hold (type invariants of
-        // the guard) and were checked free under it. They map the `nr` pages of the folio, whose
-        // `nr` references they take over from `folio`, forgotten right after.
-        unsafe {
-            bindings::mm_rs_set_ptes(
-                self.ptl.mm.as_ptr(),
-                self.ptl.addr,
-                self.ptl.pte.as_ptr(),
-                entry.as_raw(),
-                nr32,
-            )
-        };
+        // SAFETY: The entries map the `nr` pages of the folio, whose `nr` references they take
+        // over from `folio`, forgotten right after.
+        unsafe { self.set(vmf, bits(entry), nr32) };
         folio.forget();
-        self.ptl.update_mmu_cache_range(vmf.as_ptr(), nr32);
         Ok(())
     }
 
@@ -404,18 +393,29 @@ impl Vacant<'_, '_> {
         let vma = self.ptl.vma;
         // SAFETY: Makes the zero page's special entry for this address; the VMA is read-locked.
         let entry = Pte(unsafe { bindings::mm_rs_zero_page_pte(self.ptl.addr, vma.as_ptr()) });
-        let entry = bits(entry);
-        // SAFETY: One entry, in the locked table, checked free under the lock; the zero page is
-        // never freed, so no reference is needed.
+        // SAFETY: The zero page is never freed, so the entry needs no reference.
+        unsafe { self.set(vmf, bits(entry), 1) };
+    }
+
+    /// Writes `entry` to the `nr` checked entries with one `set_ptes()` (which advances the pfn
+    /// for each), then updates the MMU cache for them.
+    ///
+    /// # Safety
+    ///
+    /// `entry` must map memory that stays allocated while mapped: pages whose references the
+    /// entries own, or the zero page. `nr` must be the number of entries checked.
+    unsafe fn set(&self, vmf: &VmFault, entry: Pte, nr: u32) {
+        // SAFETY: The entries are in the mapped table whose lock we hold (type invariants of the
+        // guard) and were checked free under it; the caller guarantees what they map.
         unsafe {
             bindings::mm_rs_set_ptes(
                 self.ptl.mm.as_ptr(),
                 self.ptl.addr,
                 self.ptl.pte.as_ptr(),
                 entry.as_raw(),
-                1,
+                nr,
             )
         };
-        self.ptl.update_mmu_cache_range(vmf.as_ptr(), 1);
+        self.ptl.update_mmu_cache_range(vmf.as_ptr(), nr);
     }
 }
