@@ -36,23 +36,25 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config.frags" 2>/dev/null)" != "$w
 	"${mk[@]}" tinyconfig >/dev/null
 	(cd "$out" && "$T/scripts/kconfig/merge_config.sh" -m -O "$out" .config "${frags[@]}" >/dev/null)
 	"${mk[@]}" olddefconfig >/dev/null
-	# Every option a fragment asks for must have stuck.
+	# Every option the fragments ask for (the last fragment to name one wins)
+	# must have stuck.
 	missing=0
-	for f in "${frags[@]}"; do
-		while IFS= read -r line; do
-			case "$line" in
-			CONFIG_*=*) grep -qx "$line" "$out/.config" || { echo "image: $line did not stick (dependencies?)" >&2; missing=1; } ;;
-			"# CONFIG_"*" is not set")
-				opt=${line#\# }
-				opt=${opt%% *}
-				if grep -q "^$opt=" "$out/.config"; then
-					echo "image: $opt should be off" >&2
-					missing=1
-				fi
-				;;
-			esac
-		done < "$f"
-	done
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qx "$line" "$out/.config" || { echo "image: $line did not stick (dependencies?)" >&2; missing=1; } ;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }
+			opt=${opt%% *}
+			if grep -q "^$opt=" "$out/.config"; then
+				echo "image: $opt should be off" >&2
+				missing=1
+			fi
+			;;
+		esac
+	done < <(cat "${frags[@]}" | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=.*/\1 &/p; s/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1 &/p' |
+		 awk '{ k = $1; sub(/^[^ ]* /, ""); v[k] = $0; if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+		      END { for (i = 0; i < n; i++) print v[order[i]] }')
 	[ $missing = 0 ] || exit 1
 	echo "$want" > "$out/.config.frags"
 fi

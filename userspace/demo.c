@@ -59,6 +59,32 @@ static void set_mthp(const char *size_kb, const char *mode)
 		fprintf(stderr, "demo: cannot set %s to %s\n", path, mode);
 }
 
+/* The bracketed mode of an mTHP size's "enabled" file, into @mode. */
+static void get_mthp(const char *size_kb, char *mode, size_t len)
+{
+	char path[128], buf[128], *open_br, *close_br;
+	int fd;
+	ssize_t n;
+
+	snprintf(mode, len, "never");
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/mm/transparent_hugepage/hugepages-%skB/enabled", size_kb);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	open_br = strchr(buf, '[');
+	close_br = open_br ? strchr(open_br, ']') : NULL;
+	if (close_br) {
+		*close_br = 0;
+		snprintf(mode, len, "%s", open_br + 1);
+	}
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -179,8 +205,13 @@ int main(void)
 	long large[2], small[2];
 	int rust, bad = 0;
 
+	char saved_64k[16], saved_pmd[16];
+
 	page_size = sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IONBF, 0);
+	/* Programs that run after the demo (the selftests) get the knobs back as they were. */
+	get_mthp("64", saved_64k, sizeof(saved_64k));
+	get_mthp("2048", saved_pmd, sizeof(saved_pmd));
 	printf("== mm-rs demo: anonymous faults, 64 MiB touched one byte a page ==\n");
 	set_mthp("2048", "never");
 	for (rust = 0; rust <= 1; rust++) {
@@ -190,6 +221,8 @@ int main(void)
 		small[rust] = anon_run(rust, "order 0");
 	}
 	set_paths(1);
+	set_mthp("64", saved_64k);
+	set_mthp("2048", saved_pmd);
 	printf("== expected: 64K mTHP takes 16 times fewer faults than order 0, on both paths ==\n");
 	bad = check_switches();
 	for (rust = 0; rust <= 1; rust++) {
