@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 struct folio;
+struct mmu_gather;
 struct vm_area_struct;
 struct vm_fault;
 
@@ -44,6 +45,21 @@ static inline bool mm_rs_anon_fault_enabled(void)
 }
 #else
 static inline bool mm_rs_anon_fault_enabled(void)
+{
+	return false;
+}
+#endif
+
+#ifdef CONFIG_MM_RS_PT_RECLAIM
+DECLARE_STATIC_KEY_TRUE(mm_rs_pt_reclaim_key);
+
+/* Whether MADV_DONTNEED frees the PTE tables it empties (sysfs: pt_reclaim). */
+static inline bool mm_rs_pt_reclaim_enabled(void)
+{
+	return static_branch_likely(&mm_rs_pt_reclaim_key);
+}
+#else
+static inline bool mm_rs_pt_reclaim_enabled(void)
 {
 	return false;
 }
@@ -96,6 +112,88 @@ vm_fault_t mm_rs_anon_folio_install(struct vm_fault *vmf, struct folio *folio);
 /* do_anonymous_page() for a read fault: map the shared zero page. */
 vm_fault_t mm_rs_anon_zero_page_install(struct vm_fault *vmf);
 
+/*
+ * mm/mm_rs/pt_reclaim/: the zap of one PTE table by zap_pmd_range() and
+ * zap_pte_range(), kept across the restarts of zap_pte_range() for it. The
+ * caller zero-initialises it once per zap; only Rust reads or changes it.
+ */
+struct mm_rs_pt_zap {
+	unsigned long end;	/* end of the zap in the table; 0: none yet */
+	unsigned int live;	/* entries the zap left live in the table */
+	bool whole;		/* the zap covers the whole table */
+	bool relocked;		/* the PTE lock was dropped during the zap */
+	bool detached;		/* the fast path cleared the PMD: @pmdval */
+	pmd_t pmdval;		/* what the PMD pointed to */
+};
+
+#ifdef CONFIG_MM_RS_PT_RECLAIM
+/* Before each call of zap_pte_range() for [@addr, @end) of one table. */
+void mm_rs_pt_zap_begin(struct mm_rs_pt_zap *z, unsigned long addr,
+			unsigned long end);
+/* Counts which of the @nr entries at @pte a zap step left live. */
+void mm_rs_pt_zap_count(struct mm_rs_pt_zap *z, pte_t *pte, int nr);
+/*
+ * The end of a pass at @addr, with the PTE lock @ptl of the table @pmd
+ * points to still held: detach the table if it may go (the fast path).
+ */
+void mm_rs_pt_zap_locked(struct mm_rs_pt_zap *z, struct mm_struct *mm,
+			 pmd_t *pmd, spinlock_t *ptl, unsigned long addr);
+/*
+ * The same pass after the PTE lock was dropped: free the table the fast
+ * path detached, or detach it under both locks (the slow path) and free it.
+ */
+void mm_rs_pt_zap_unlocked(struct mm_rs_pt_zap *z, struct mmu_gather *tlb,
+			   pmd_t *pmd, unsigned long addr);
+
+/* After a zap step of @nr entries at @pte, which held @ptent before. */
+static inline void mm_rs_pt_zap_note(struct mm_rs_pt_zap *z, pte_t *pte,
+				     pte_t ptent, int nr)
+{
+	/* An entry that was none stays none: the step skipped it. */
+	if (z && !pte_none(ptent))
+		mm_rs_pt_zap_count(z, pte, nr);
+}
+
+/* mm/mm_rs/pt_reclaim/tlb.c: the mmu_gather side, for Rust. */
+struct mm_struct *mm_rs_tlb_mm(struct mmu_gather *tlb);
+void mm_rs_free_pte(struct mmu_gather *tlb, pmd_t pmdval, unsigned long addr);
+
+#ifdef CONFIG_MM_RS_KUNIT_TEST
+/* What mm_rs_pt_zap_locked() and _unlocked() decide at the end of a pass. */
+enum mm_rs_pt_reclaim {
+	MM_RS_PT_CONTINUE,	/* the pass stopped early and will resume */
+	MM_RS_PT_KEEP,		/* the table stays */
+	MM_RS_PT_FAST,		/* detach under the held PTE lock, if possible */
+	MM_RS_PT_SLOW,		/* detach after a recheck under both locks */
+};
+
+/* KUnit only: the decision for @z when the pass ended at @addr. */
+int mm_rs_pt_zap_decide_test(const struct mm_rs_pt_zap *z, unsigned long addr);
+#endif
+#else
+static inline void mm_rs_pt_zap_begin(struct mm_rs_pt_zap *z,
+				      unsigned long addr, unsigned long end)
+{
+}
+
+static inline void mm_rs_pt_zap_note(struct mm_rs_pt_zap *z, pte_t *pte,
+				     pte_t ptent, int nr)
+{
+}
+
+static inline void mm_rs_pt_zap_locked(struct mm_rs_pt_zap *z,
+				       struct mm_struct *mm, pmd_t *pmd,
+				       spinlock_t *ptl, unsigned long addr)
+{
+}
+
+static inline void mm_rs_pt_zap_unlocked(struct mm_rs_pt_zap *z,
+					 struct mmu_gather *tlb, pmd_t *pmd,
+					 unsigned long addr)
+{
+}
+#endif /* CONFIG_MM_RS_PT_RECLAIM */
+
 #ifdef __BINDGEN__
 /* Constants that bindgen cannot evaluate by itself. */
 #include <linux/huge_mm.h>
@@ -116,6 +214,7 @@ const int MM_RS_MM_ANONPAGES = MM_ANONPAGES;
 const unsigned int MM_RS_MMF_DISABLE_THP = MMF_DISABLE_THP;
 const unsigned int MM_RS_PMD_ORDER = PMD_SHIFT - PAGE_SHIFT;
 const size_t MM_RS_PTRS_PER_PTE = PTRS_PER_PTE;
+const unsigned long MM_RS_PMD_SIZE = PMD_SIZE;
 #endif /* __BINDGEN__ */
 
 #endif /* _LINUX_MM_RS_H */

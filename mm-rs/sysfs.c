@@ -4,7 +4,8 @@
  * each mm-rs decision, so that both can be compared in one boot.
  *
  * Each file reads 1 when the Rust path is in use and 0 when the C original
- * is, and accepts exactly those two values; anything else is -EINVAL.
+ * is (for pt_reclaim, which has no C original: when tables are kept, as in
+ * 6.12), and accepts exactly those two values; anything else is -EINVAL.
  */
 
 #include <linux/init.h>
@@ -55,6 +56,9 @@ MM_RS_SWITCH(anon_order);
 #ifdef CONFIG_MM_RS_ANON_FAULT
 MM_RS_SWITCH(anon_fault);
 #endif
+#ifdef CONFIG_MM_RS_PT_RECLAIM
+MM_RS_SWITCH(pt_reclaim);
+#endif
 
 static struct attribute *mm_rs_attrs[] = {
 #ifdef CONFIG_MM_RS_ANON_ORDER
@@ -62,6 +66,9 @@ static struct attribute *mm_rs_attrs[] = {
 #endif
 #ifdef CONFIG_MM_RS_ANON_FAULT
 	&anon_fault_attr.attr,
+#endif
+#ifdef CONFIG_MM_RS_PT_RECLAIM
+	&pt_reclaim_attr.attr,
 #endif
 	NULL,
 };

@@ -168,12 +168,12 @@ static long anon_run(int rust, const char *label)
 /* The switches take exactly 0 and 1; anything else is -EINVAL and changes nothing. */
 static int check_switches(void)
 {
-	static const char *const files[] = { "anon_order", "anon_fault" };
+	static const char *const files[] = { "anon_order", "anon_fault", "pt_reclaim" };
 	static const char *const bad[] = { "2", "-1", "x", "01x", "1 1" };
 	char path[96], val[8];
 	int i, j, fd, bad_seen = 0;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "/sys/kernel/mm/mm_rs/%s", files[i]);
 		if (write_str(path, "1"))
 			return 1;
@@ -196,7 +196,7 @@ static int check_switches(void)
 			close(fd);
 	}
 	if (!bad_seen)
-		printf("== switches: /sys/kernel/mm/mm_rs/{anon_order,anon_fault} reject bad values ==\n");
+		printf("== switches: /sys/kernel/mm/mm_rs/{anon_order,anon_fault,pt_reclaim} reject bad values ==\n");
 	return bad_seen;
 }
 

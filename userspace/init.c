@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /init of the mm-rs test initramfs: mount the pseudo filesystems, run the
- * programs named on the kernel command line (mmrs.run=a,b,c; default: demo),
- * then end the guest. An x86 guest without ACPI cannot power off, so it
+ * programs named on the kernel command line (mmrs.run=a,b:arg1:arg2,c;
+ * default: demo), then end the guest. An x86 guest without ACPI cannot power off, so it
  * reboots, which QEMU's -no-reboot turns into an exit on both architectures.
  */
 #include <errno.h>
@@ -15,17 +15,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void run(const char *prog)
+/* Runs /bin/PROG with the arguments that follow it, colon-separated. */
+static void run(char *prog)
 {
-	char path[256];
+	char path[256], *argv[16];
+	int status, argc = 1;
 	pid_t pid;
-	int status;
 
+	argv[0] = path;
+	for (char *a = strchr(prog, ':'); a && argc < 15; a = strchr(a, ':')) {
+		*a++ = 0;
+		argv[argc++] = a;
+	}
+	argv[argc] = NULL;
 	snprintf(path, sizeof(path), "/bin/%s", prog);
 	pid = fork();
 	if (pid == 0) {
-		char *argv[] = { path, NULL };
-
 		execv(path, argv);
 		fprintf(stderr, "init: exec %s: %s\n", path, strerror(errno));
 		_exit(127);

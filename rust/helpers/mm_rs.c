@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 #include <linux/swap.h>
+#include <linux/vmstat.h>
 
 #ifdef CONFIG_MM_RS
 
@@ -201,6 +202,47 @@ vm_fault_t rust_helper_mm_rs_handle_userfault(struct vm_fault *vmf,
 void rust_helper_mm_rs_count_mthp_stat(int order, enum mthp_stat_item item)
 {
 	count_mthp_stat(order, item);
+}
+#endif
+
+/* PMD entries, their locks and freeing PTE tables (rust/kernel/mm/pmd.rs). */
+
+spinlock_t *rust_helper_mm_rs_pmd_lockptr(struct mm_struct *mm, pmd_t *pmd)
+{
+	return pmd_lockptr(mm, pmd);
+}
+
+bool rust_helper_mm_rs_spin_trylock(spinlock_t *lock)
+{
+	return spin_trylock(lock);
+}
+
+/* The PTE lock of a table, nested inside its PMD lock. */
+void rust_helper_mm_rs_spin_lock_nested(spinlock_t *lock)
+{
+	spin_lock_nested(lock, SINGLE_DEPTH_NESTING);
+}
+
+pte_t *rust_helper_mm_rs_pte_offset_map_nolock(struct mm_struct *mm, pmd_t *pmd,
+					       unsigned long addr,
+					       spinlock_t **ptlp)
+{
+	return pte_offset_map_nolock(mm, pmd, addr, ptlp);
+}
+
+/* Detaches the PTE table @pmd points to; both its locks are held. */
+pmd_t rust_helper_mm_rs_pmdp_get_and_clear_table(pmd_t *pmd)
+{
+	pmd_t pmdval = pmdp_get_lockless(pmd);
+
+	pmd_clear(pmd);
+	return pmdval;
+}
+
+#ifdef CONFIG_MM_RS_PT_RECLAIM
+void rust_helper_mm_rs_count_vm_event(enum vm_event_item item)
+{
+	count_vm_event(item);
 }
 #endif
 

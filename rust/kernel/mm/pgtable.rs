@@ -74,6 +74,46 @@ impl<'a> PteTableRef<'a> {
     }
 }
 
+/// Consecutive entries of a mapped PTE table whose lock the caller holds, read with `ptep_get()`.
+///
+/// # Invariants
+///
+/// `pte` points to `nr` consecutive entries of one PTE table that stays mapped, with its lock
+/// held, for `'a`.
+pub struct PteRangeLocked<'a> {
+    pte: NonNull<bindings::pte_t>,
+    nr: usize,
+    _p: PhantomData<&'a bindings::pte_t>,
+}
+
+impl<'a> PteRangeLocked<'a> {
+    /// Views the `nr` entries from `pte`.
+    ///
+    /// # Safety
+    ///
+    /// `pte` must point to `nr` consecutive entries of one PTE table that stays mapped, with its
+    /// lock held by the caller, for `'a`.
+    #[inline]
+    pub unsafe fn from_raw(pte: NonNull<bindings::pte_t>, nr: usize) -> Self {
+        // INVARIANT: Guaranteed by the caller.
+        Self {
+            pte,
+            nr,
+            _p: PhantomData,
+        }
+    }
+
+    /// The entries, in order.
+    #[inline]
+    pub fn iter(&self) -> impl Iterator<Item = Pte> + '_ {
+        (0..self.nr).map(move |i| {
+            // SAFETY: `i < nr`, so the entry lies in the range, which is mapped and locked by
+            // the type invariants.
+            Pte(unsafe { bindings::mm_rs_ptep_get(self.pte.as_ptr().add(i)) })
+        })
+    }
+}
+
 /// A PTE table mapped with `pte_offset_map()`, unmapped on drop.
 ///
 /// Holding it keeps the caller in the RCU read-side section that `pte_offset_map()` entered, so

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for mm-rs PTE-table reclaim (mm/mm_rs/pt_reclaim/): the
+ * reference logic alone (the live-entry count and the decision), then
+ * MADV_DONTNEED on real page tables of a test mm, then threads faulting,
+ * reading through GUP and zapping one mm at once.
+ */
+
+#include <kunit/test.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/mm_rs.h>
+#include <linux/prandom.h>
+#include <linux/sched/mm.h>
+#include <linux/shmem_fs.h>
+#include <linux/swapops.h>
+#include <linux/uaccess.h>
+#include <linux/vmstat.h>
+
+#include "internal.h"
+#include "mm_rs_kunit.h"
+
+/* The decisions, as the issue states them. */
+static int expected_decision(const struct mm_rs_pt_zap *z, unsigned long addr)
+{
+	if (addr != z->end)
+		return MM_RS_PT_CONTINUE;
+	if (!z->whole || z->live)
+		return MM_RS_PT_KEEP;
+	return z->relocked ? MM_RS_PT_SLOW : MM_RS_PT_FAST;
+}
+
+/* Every combination of the zap state, at the end of the table and before it. */
+static void decide_each_state(struct kunit *test)
+{
+	static const unsigned int lives[] = { 0, 1, 2, 511, 512, UINT_MAX };
+	const unsigned long end = 64 * PMD_SIZE;
+	int whole, relocked, l, at;
+
+	for (whole = 0; whole < 2; whole++)
+		for (relocked = 0; relocked < 2; relocked++)
+			for (l = 0; l < ARRAY_SIZE(lives); l++)
+				for (at = 0; at < 3; at++) {
+					struct mm_rs_pt_zap z = {
+						.end = end, .whole = whole,
+						.relocked = relocked,
+						.live = lives[l],
+					};
+					unsigned long addr = at == 0 ? end :
+						at == 1 ? end - PAGE_SIZE : end - PMD_SIZE;
+
+					KUNIT_EXPECT_EQ_MSG(test,
+						mm_rs_pt_zap_decide_test(&z, addr),
+						expected_decision(&z, addr),
+						"whole %d relocked %d live %u at %d",
+						whole, relocked, lives[l], at);
+				}
+}
+
+/* What begin makes of a pass: a whole table, a part, a resumption. */
+static void begin_whole_and_resume(struct kunit *test)
+{
+	const unsigned long t = 16 * PMD_SIZE;
+	struct mm_rs_pt_zap z = {};
+
+	mm_rs_pt_zap_begin(&z, t, t + PMD_SIZE);
+	KUNIT_EXPECT_TRUE(test, z.whole);
+	KUNIT_EXPECT_FALSE(test, z.relocked);
+	KUNIT_EXPECT_EQ(test, z.end, t + PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, mm_rs_pt_zap_decide_test(&z, t + PMD_SIZE), MM_RS_PT_FAST);
+
+	/* The pass stopped half way and resumes: only the slow path may free. */
+	z.live = 0;
+	mm_rs_pt_zap_begin(&z, t + PMD_SIZE / 2, t + PMD_SIZE);
+	KUNIT_EXPECT_TRUE(test, z.whole);
+	KUNIT_EXPECT_TRUE(test, z.relocked);
+	KUNIT_EXPECT_EQ(test, mm_rs_pt_zap_decide_test(&z, t + PMD_SIZE), MM_RS_PT_SLOW);
+
+	/* A live entry counted before the restart still keeps the table. */
+	z.live = 1;
+	mm_rs_pt_zap_begin(&z, t + PMD_SIZE / 2, t + PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, z.live, 1);
+	KUNIT_EXPECT_EQ(test, mm_rs_pt_zap_decide_test(&z, t + PMD_SIZE), MM_RS_PT_KEEP);
+
+	/* The next table starts afresh. */
+	mm_rs_pt_zap_begin(&z, t + PMD_SIZE, t + 2 * PMD_SIZE);
+	KUNIT_EXPECT_TRUE(test, z.whole);
+	KUNIT_EXPECT_FALSE(test, z.relocked);
+	KUNIT_EXPECT_EQ(test, z.live, 0);
+
+	/* Parts of a table: from inside it, or ending inside it. */
+	mm_rs_pt_zap_begin(&z, t + PAGE_SIZE, t + PMD_SIZE);
+	KUNIT_EXPECT_FALSE(test, z.whole);
+	mm_rs_pt_zap_begin(&z, t + 3 * PMD_SIZE, t + 4 * PMD_SIZE - PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, z.whole);
+	KUNIT_EXPECT_EQ(test, mm_rs_pt_zap_decide_test(&z, z.end), MM_RS_PT_KEEP);
+
+	/* The last table of the address space: end wraps to 0, no overflow. */
+	mm_rs_pt_zap_begin(&z, ULONG_MAX & PMD_MASK, 0);
+	KUNIT_EXPECT_FALSE(test, z.whole);
+}
+
+/* The live count over entries of every kind, on a table in memory. */
+static void count_live_entries(struct kunit *test)
+{
+	pte_t *table = kunit_kcalloc(test, PTRS_PER_PTE, sizeof(pte_t), GFP_KERNEL);
+	struct rnd_state rs;
+	int round, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, table);
+	prandom_seed_state(&rs, 0x70747263);
+	for (round = 0; round < 200; round++) {
+		struct mm_rs_pt_zap z = { .live = round & 1 };
+		unsigned int want = z.live;
+		int start = prandom_u32_state(&rs) % PTRS_PER_PTE;
+		int nr = 1 + prandom_u32_state(&rs) % (PTRS_PER_PTE - start);
+
+		for (i = 0; i < PTRS_PER_PTE; i++) {
+			switch (prandom_u32_state(&rs) % (round < 100 ? 2 : 5)) {
+			case 0:
+				table[i] = __pte(0);
+				break;
+			case 1:
+				table[i] = pfn_pte(my_zero_pfn(0), PAGE_READONLY);
+				break;
+			case 2:
+				table[i] = make_pte_marker(PTE_MARKER_UFFD_WP);
+				break;
+			case 3:
+				table[i] = swp_entry_to_pte(swp_entry(0, i + 1));
+				break;
+			default:
+				table[i] = __pte(0);
+				break;
+			}
+		}
+		for (i = start; i < start + nr; i++)
+			want += !pte_none(table[i]);
+		mm_rs_pt_zap_count(&z, table + start, nr);
+		KUNIT_EXPECT_EQ_MSG(test, z.live, want, "round %d: %d entries from %d",
+				    round, nr, start);
+	}
+
+	/* The count saturates rather than wrapping back to "empty". */
+	{
+		struct mm_rs_pt_zap z = { .live = UINT_MAX - 1 };
+
+		for (i = 0; i < 4; i++)
+			table[i] = pfn_pte(my_zero_pfn(0), PAGE_READONLY);
+		mm_rs_pt_zap_count(&z, table, 4);
+		KUNIT_EXPECT_EQ(test, z.live, UINT_MAX);
+	}
+}
+
+/* Page-table state of the test mm. */
+
+static unsigned long pt_events(enum vm_event_item item)
+{
+	unsigned long *ev = kcalloc(NR_VM_EVENT_ITEMS, sizeof(*ev), GFP_KERNEL);
+	unsigned long v = 0;
+
+	if (ev) {
+		all_vm_events(ev);
+		v = ev[item];
+		kfree(ev);
+	}
+	return v;
+}
+
+struct pt_counts {
+	unsigned long fast, slow, kept;
+};
+
+static void pt_counts_get(struct pt_counts *c)
+{
+	c->fast = pt_events(PT_RECLAIM_FAST);
+	c->slow = pt_events(PT_RECLAIM_SLOW);
+	c->kept = pt_events(PT_RECLAIM_KEPT);
+}
+
+/* Whether the PMD of @addr points to a PTE table (it is none after reclaim). */
+static bool has_pte_table(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgd;
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t pmd;
+	bool ret = false;
+
+	mmap_read_lock(mm);
+	pgd = pgd_offset(mm, addr);
+	if (pgd_none(*pgd))
+		goto out;
+	p4d = p4d_offset(pgd, addr);
+	if (p4d_none(*p4d))
+		goto out;
+	pud = pud_offset(p4d, addr);
+	if (pud_none(*pud))
+		goto out;
+	pmd = pmdp_get_lockless(pmd_offset(pud, addr));
+	ret = pmd_present(pmd) && !pmd_leaf(pmd);
+out:
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/* Whether the PTE and PMD locks of the table at @addr are different locks. */
+static bool split_ptlocks(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+
+	return pmd && pte_lockptr(mm, pmd) != pmd_lockptr(mm, pmd);
+}
+
+/* A PMD-aligned base inside a fresh mapping of @tables tables, THP off. */
+static unsigned long map_tables(struct kunit *test, int tables)
+{
+	unsigned long len = (tables + 1) * PMD_SIZE;
+	unsigned long addr = mm_rs_map_anon(test, len);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0);
+	/* Else a PMD-mapped THP fills the range and there is no PTE table. */
+	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, addr, len, MADV_NOHUGEPAGE), 0);
+	return ALIGN(addr, PMD_SIZE);
+}
+
+/* Writes @val to the first byte of each page of [@start, @start + @len). */
+static int touch(unsigned long start, unsigned long len, char val)
+{
+	unsigned long a;
+
+	for (a = start; a < start + len; a += PAGE_SIZE)
+		if (put_user(val, (char __user *)a))
+			return -EFAULT;
+	return 0;
+}
+
+/* How many pages of [@start, @start + @len) do not read @val. */
+static int count_not(unsigned long start, unsigned long len, char val)
+{
+	unsigned long a;
+	int bad = 0;
+	char c;
+
+	for (a = start; a < start + len; a += PAGE_SIZE)
+		if (get_user(c, (char __user *)a) || c != val)
+			bad++;
+	return bad;
+}
+
+static int pt_reclaim_test_init(struct kunit *test)
+{
+	if (!mm_rs_pt_reclaim_enabled())
+		static_branch_enable(&mm_rs_pt_reclaim_key);
+	return 0;
+}
+
+/* A whole table and one page more: the table goes, the next one stays. */
+static void dontneed_frees_whole_table(struct kunit *test)
+{
+	unsigned long base = map_tables(test, 3);
+	struct mm_struct *mm = current->mm;
+	struct pt_counts c0, c1;
+	unsigned long bytes0;
+	bool split;
+
+	KUNIT_ASSERT_EQ(test, touch(base, PMD_SIZE + PAGE_SIZE, 7), 0);
+	KUNIT_ASSERT_TRUE(test, has_pte_table(mm, base));
+	KUNIT_ASSERT_TRUE(test, has_pte_table(mm, base + PMD_SIZE));
+	split = split_ptlocks(mm, base);
+	bytes0 = mm_pgtables_bytes(mm);
+	pt_counts_get(&c0);
+
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, PMD_SIZE + PAGE_SIZE, MADV_DONTNEED), 0);
+	pt_counts_get(&c1);
+	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, base + PMD_SIZE));
+	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(mm), bytes0 - PTRS_PER_PTE * sizeof(pte_t));
+	/* One uninterrupted pass: the fast path, unless PTE and PMD lock are one. */
+	KUNIT_EXPECT_EQ(test, c1.fast - c0.fast, split ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, c1.slow - c0.slow, split ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, c1.kept, c0.kept);
+
+	/* Faulting again allocates a fresh table, and reads zeros. */
+	KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 0), 0);
+	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(mm), bytes0);
+	KUNIT_EXPECT_EQ(test, touch(base, PMD_SIZE, 3), 0);
+	KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 3), 0);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), PTRS_PER_PTE);
+}
+
+/* With the switch off, the table stays, as in 6.12. */
+static void switch_off_keeps_table(struct kunit *test)
+{
+	unsigned long base = map_tables(test, 1);
+	struct mm_struct *mm = current->mm;
+	unsigned long bytes0;
+
+	KUNIT_ASSERT_EQ(test, touch(base, PMD_SIZE, 7), 0);
+	bytes0 = mm_pgtables_bytes(mm);
+	static_branch_disable(&mm_rs_pt_reclaim_key);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_DONTNEED), 0);
+	static_branch_enable(&mm_rs_pt_reclaim_key);
+	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(mm), bytes0);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), 0);
+}
+
+/* A zap of all but the last page keeps the table and that page. */
+static void partial_zap_keeps_table(struct kunit *test)
+{
+	unsigned long base = map_tables(test, 1);
+	struct mm_struct *mm = current->mm;
+	unsigned long bytes0;
+
+	KUNIT_ASSERT_EQ(test, touch(base, PMD_SIZE, 9), 0);
+	bytes0 = mm_pgtables_bytes(mm);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, PMD_SIZE - PAGE_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(mm), bytes0);
+	KUNIT_EXPECT_EQ(test, count_not(base + PMD_SIZE - PAGE_SIZE, PAGE_SIZE, 9), 0);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), 1);
+
+	/* And a whole-table zap of a table whose other entries were none frees it. */
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(mm), bytes0 - PTRS_PER_PTE * sizeof(pte_t));
+}
+
+/* A range straddling three tables frees only the middle one. */
+static void straddling_range(struct kunit *test)
+{
+	unsigned long base = map_tables(test, 3);
+	struct mm_struct *mm = current->mm;
+	unsigned long bytes0;
+
+	KUNIT_ASSERT_EQ(test, touch(base, 3 * PMD_SIZE, 5), 0);
+	bytes0 = mm_pgtables_bytes(mm);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base + PMD_SIZE / 2, 2 * PMD_SIZE,
+					 MADV_DONTNEED), 0);
+	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base + PMD_SIZE));
+	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, base + 2 * PMD_SIZE));
+	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(mm), bytes0 - PTRS_PER_PTE * sizeof(pte_t));
+	KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE / 2, 5), 0);
+	KUNIT_EXPECT_EQ(test, count_not(base + 2 * PMD_SIZE + PMD_SIZE / 2, PMD_SIZE / 2, 5), 0);
+	KUNIT_EXPECT_EQ(test, count_not(base + PMD_SIZE / 2, 2 * PMD_SIZE, 0), 0);
+}
+
+/*
+ * A uffd-wp marker the zap keeps (a file VMA, no DROP_MARKER) keeps the
+ * table; once the marker is gone, the table goes.
+ */
+static void uffd_wp_marker_keeps_table(struct kunit *test)
+{
+	struct mm_struct *mm;
+	unsigned long addr, base, len = 2 * PMD_SIZE;
+	struct pt_counts c0, c1;
+	struct file *file;
+	spinlock_t *ptl;
+	pmd_t *pmd;
+	pte_t *pte;
+
+	file = shmem_file_setup("mm_rs_pt_reclaim", len, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	addr = kunit_vm_mmap(test, file, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+	fput(file);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0);
+	mm = current->mm;
+	base = ALIGN(addr, PMD_SIZE);
+	KUNIT_ASSERT_LE(test, base + PMD_SIZE, addr + len);
+	KUNIT_ASSERT_EQ(test, touch(base, PMD_SIZE, 1), 0);
+	KUNIT_ASSERT_TRUE(test, has_pte_table(mm, base));
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base + PAGE_SIZE, PAGE_SIZE, MADV_DONTNEED), 0);
+
+	/* Plant the marker in the slot just zapped, as a uffd-wp unmap leaves it. */
+	mmap_read_lock(mm);
+	pmd = mm_find_pmd(mm, base);
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	pte = pte_offset_map_lock(mm, pmd, base + PAGE_SIZE, &ptl);
+	KUNIT_ASSERT_NOT_NULL(test, pte);
+	KUNIT_EXPECT_TRUE(test, pte_none(ptep_get(pte)));
+	set_pte_at(mm, base + PAGE_SIZE, pte, make_pte_marker(PTE_MARKER_UFFD_WP));
+	pte_unmap_unlock(pte, ptl);
+	mmap_read_unlock(mm);
+
+	pt_counts_get(&c0);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_DONTNEED), 0);
+	pt_counts_get(&c1);
+	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_EQ(test, c1.kept - c0.kept, 1);
+	KUNIT_EXPECT_EQ(test, c1.fast + c1.slow, c0.fast + c0.slow);
+
+	/* Drop the marker; the next zap of the table frees it. */
+	mmap_read_lock(mm);
+	pte = pte_offset_map_lock(mm, pmd, base + PAGE_SIZE, &ptl);
+	KUNIT_ASSERT_NOT_NULL(test, pte);
+	KUNIT_EXPECT_TRUE(test, pte_marker_uffd_wp(ptep_get(pte)));
+	pte_clear(mm, base + PAGE_SIZE, pte);
+	pte_unmap_unlock(pte, ptl);
+	mmap_read_unlock(mm);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base));
+	/* The file kept the data. */
+	KUNIT_EXPECT_EQ(test, count_not(base, PAGE_SIZE, 1), 0);
+}
+
+/*
+ * Enough pages that the mmu_gather runs out of batches part way through a
+ * table: zap_pte_range() stops, drops the PTE lock and resumes, so that table
+ * may only go on the slow path. Every table must still go.
+ */
+#define BREAK_TABLES	24
+
+static void batch_break_takes_slow_path(struct kunit *test)
+{
+	unsigned long base = map_tables(test, BREAK_TABLES);
+	struct mm_struct *mm = current->mm;
+	struct pt_counts c0, c1;
+	unsigned long bytes0;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, touch(base, BREAK_TABLES * PMD_SIZE, 2), 0);
+	bytes0 = mm_pgtables_bytes(mm);
+	pt_counts_get(&c0);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, BREAK_TABLES * PMD_SIZE, MADV_DONTNEED), 0);
+	pt_counts_get(&c1);
+	for (i = 0; i < BREAK_TABLES; i++)
+		KUNIT_EXPECT_FALSE_MSG(test, has_pte_table(mm, base + i * PMD_SIZE), "table %d", i);
+	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(mm),
+			bytes0 - BREAK_TABLES * PTRS_PER_PTE * sizeof(pte_t));
+	KUNIT_EXPECT_EQ(test, (c1.fast - c0.fast) + (c1.slow - c0.slow), BREAK_TABLES);
+	KUNIT_EXPECT_GE(test, c1.slow - c0.slow, 1);
+	KUNIT_EXPECT_EQ(test, c1.kept, c0.kept);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), 0);
+}
+
+/*
+ * Threads of one mm: zappers free and partly zap tables, faulters refill
+ * them, a reader walks them through GUP-fast, while guard pages outside every
+ * zapped range must keep their data. Run it in the debug flavour (KASAN,
+ * lockdep, DEBUG_VM): the kunit checker fails the run on any splat, and mm
+ * teardown on a bad RSS counter.
+ */
+#define CONC_TABLES	3
+#define CONC_ITERS	10000
+
+enum conc_role { CONC_ZAP, CONC_FAULT, CONC_GUP, CONC_ROLES };
+
+struct conc_ctx {
+	struct mm_struct *mm;
+	unsigned long base;	/* CONC_TABLES tables; the last half of the last is guarded */
+	atomic_t errors, running;
+};
+
+struct conc_worker {
+	struct conc_ctx *ctx;
+	enum conc_role role;
+	struct completion exited;
+	u32 seed;
+};
+
+#define GUARD_START(c)	((c)->base + (CONC_TABLES - 1) * PMD_SIZE + PMD_SIZE / 2)
+#define GUARD_LEN	(PMD_SIZE / 2)
+#define GUARD_VAL	0x47
+
+static void conc_step(struct conc_worker *w, struct rnd_state *rs)
+{
+	struct conc_ctx *ctx = w->ctx;
+	unsigned long zap_len = (CONC_TABLES - 1) * PMD_SIZE + PMD_SIZE / 2;
+	unsigned long page = prandom_u32_state(rs) % (zap_len >> PAGE_SHIFT);
+	unsigned long addr = ctx->base + (page << PAGE_SHIFT);
+	struct page *p;
+
+	switch (w->role) {
+	case CONC_ZAP: {
+		/* A whole table, two tables, or a part of one. */
+		int t = prandom_u32_state(rs) % CONC_TABLES;
+		unsigned long start = ctx->base + t * PMD_SIZE, len = PMD_SIZE;
+
+		if (t == CONC_TABLES - 1)
+			len = PMD_SIZE / 2;
+		else if (prandom_u32_state(rs) & 1)
+			len = (CONC_TABLES - 1 - t) * PMD_SIZE + PMD_SIZE / 2;
+		else if (prandom_u32_state(rs) & 1)
+			start += PAGE_SIZE * (prandom_u32_state(rs) % 64);
+		if (do_madvise(ctx->mm, start, len - (start & ~PMD_MASK), MADV_DONTNEED))
+			atomic_inc(&ctx->errors);
+		break;
+	}
+	case CONC_FAULT: {
+		unsigned long len = min(PAGE_SIZE * (1 + prandom_u32_state(rs) % 32),
+					ctx->base + zap_len - addr);
+
+		if (touch(addr, len, (char)page))
+			atomic_inc(&ctx->errors);
+		break;
+	}
+	case CONC_GUP:
+		/* A page anywhere, the guard included, read through GUP-fast. */
+		addr = ctx->base + ((prandom_u32_state(rs) %
+				     (CONC_TABLES * PTRS_PER_PTE)) << PAGE_SHIFT);
+		if (get_user_pages_fast(addr, 1, 0, &p) == 1) {
+			char *k = kmap_local_page(p);
+
+			if (addr >= GUARD_START(ctx) && *k != GUARD_VAL)
+				atomic_inc(&ctx->errors);
+			kunmap_local(k);
+			put_page(p);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static int conc_worker_fn(void *data)
+{
+	struct conc_worker *w = data;
+	struct rnd_state rs;
+	int i;
+
+	prandom_seed_state(&rs, w->seed);
+	kthread_use_mm(w->ctx->mm);
+	for (i = 0; i < CONC_ITERS; i++) {
+		conc_step(w, &rs);
+		if (!(i & 15))
+			cond_resched();
+	}
+	kthread_unuse_mm(w->ctx->mm);
+	complete(&w->exited);
+	return 0;
+}
+
+static void concurrent_fault_gup_dontneed(struct kunit *test)
+{
+	struct conc_worker workers[CONC_ROLES + 1];
+	struct conc_ctx ctx = {};
+	struct pt_counts c0, c1;
+	struct task_struct *task;
+	int i;
+
+	ctx.base = map_tables(test, CONC_TABLES);
+	ctx.mm = current->mm;
+	atomic_set(&ctx.errors, 0);
+	KUNIT_ASSERT_EQ(test, touch(ctx.base, CONC_TABLES * PMD_SIZE - GUARD_LEN, 1), 0);
+	KUNIT_ASSERT_EQ(test, touch(GUARD_START(&ctx), GUARD_LEN, GUARD_VAL), 0);
+	pt_counts_get(&c0);
+
+	for (i = 0; i <= CONC_ROLES; i++) {
+		/* Two zappers, so that zaps also race with each other. */
+		workers[i].role = i < CONC_ROLES ? i : CONC_ZAP;
+		workers[i].ctx = &ctx;
+		workers[i].seed = 0x636f6e63 + i;
+		init_completion(&workers[i].exited);
+		task = kthread_run(conc_worker_fn, &workers[i], "mm_rs_ptr/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	}
+	for (i = 0; i <= CONC_ROLES; i++)
+		wait_for_completion(&workers[i].exited);
+	pt_counts_get(&c1);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx.errors), 0);
+	KUNIT_EXPECT_EQ(test, count_not(GUARD_START(&ctx), GUARD_LEN, GUARD_VAL), 0);
+	/* Tables did go (and come back) during the run. */
+	KUNIT_EXPECT_GT(test, (c1.fast - c0.fast) + (c1.slow - c0.slow), 0);
+	kunit_info(test, "tables freed: %lu fast, %lu slow; %lu kept",
+		   c1.fast - c0.fast, c1.slow - c0.slow, c1.kept - c0.kept);
+
+	/* Zap everything but the guard: the counters and tables add up. */
+	KUNIT_ASSERT_EQ(test, do_madvise(ctx.mm, ctx.base, (CONC_TABLES - 1) * PMD_SIZE,
+					 MADV_DONTNEED), 0);
+	for (i = 0; i < CONC_TABLES - 1; i++)
+		KUNIT_EXPECT_FALSE(test, has_pte_table(ctx.mm, ctx.base + i * PMD_SIZE));
+	KUNIT_EXPECT_EQ(test, do_madvise(ctx.mm, ctx.base + (CONC_TABLES - 1) * PMD_SIZE,
+					 PMD_SIZE / 2, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(ctx.mm), GUARD_LEN >> PAGE_SHIFT);
+}
+
+static struct kunit_case pt_reclaim_cases[] = {
+	KUNIT_CASE(decide_each_state),
+	KUNIT_CASE(begin_whole_and_resume),
+	KUNIT_CASE(count_live_entries),
+	KUNIT_CASE(dontneed_frees_whole_table),
+	KUNIT_CASE(switch_off_keeps_table),
+	KUNIT_CASE(partial_zap_keeps_table),
+	KUNIT_CASE(straddling_range),
+	KUNIT_CASE(uffd_wp_marker_keeps_table),
+	KUNIT_CASE(batch_break_takes_slow_path),
+	KUNIT_CASE_SLOW(concurrent_fault_gup_dontneed),
+	{}
+};
+
+static struct kunit_suite pt_reclaim_suite = {
+	.name = "mm_rs_pt_reclaim",
+	.init = pt_reclaim_test_init,
+	.test_cases = pt_reclaim_cases,
+};
+
+kunit_test_suite(pt_reclaim_suite);
+
+MODULE_DESCRIPTION("KUnit tests for mm-rs PTE-table reclaim");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The freeing protocol, reached from `zap_pmd_range()` and `zap_pte_range()` in `mm/memory.c`.
+//!
+//! Lock order: the mmap read lock (held by MADV_DONTNEED), then the PMD lock, then the PTE lock.
+//!
+//! - Fast path, at the end of a pass with the PTE lock still held: the PMD lock is only tried,
+//!   since waiting for it there would invert the order. It fails when both are one lock (no split
+//!   PTE locks) or when the PMD lock is busy; the slow path then runs after the unlock.
+//! - Slow path, after the PTE lock was dropped: the PMD lock, then the PTE lock nested, then every
+//!   entry checked none before the PMD is cleared.
+//!
+//! The table itself is freed after both locks are dropped, through the zap's mmu_gather, which
+//! flushes the TLB first and, with `CONFIG_MM_RS_PT_RECLAIM`, frees page tables and their split
+//! locks only after an RCU grace period, so lockless walkers still on the table stay safe.
+
+use super::zap::{Reclaim, TableZap};
+use core::ptr::NonNull;
+use kernel::bindings;
+use kernel::mm::{
+    pgtable::PteRangeLocked,
+    pmd::{DetachedPteTable, MmuGather, PmdRef, PteLockHeld},
+    virt::MmRef,
+    vmstat::{count_vm_event, VmEvent},
+};
+
+/// The end of a pass with the PTE lock held: detaches the table on the fast path if it may go.
+fn zap_locked(zap: &mut TableZap<'_>, pmd: &PmdRef<'_>, held: &PteLockHeld<'_>, addr: usize) {
+    if zap.decide(addr) != Reclaim::Fast {
+        return;
+    }
+    let Some(pml) = pmd.try_lock_under(held) else {
+        return;
+    };
+    if let Some(table) = pml.detach_if_empty_under(held) {
+        zap.set_detached(table.into_raw());
+    }
+}
+
+/// The end of a pass after the PTE lock was dropped: frees what the fast path detached, or
+/// runs the slow path.
+fn zap_unlocked(zap: &mut TableZap<'_>, tlb: &MmuGather<'_>, pmd: &PmdRef<'_>, addr: usize) {
+    // The table starts where the pass ended, less the table's size.
+    let start = addr.wrapping_sub(super::zap::PMD_SIZE);
+    if let Some(pmdval) = zap.take_detached() {
+        // SAFETY: `pmdval` is the detached table `zap_locked()` stored, taken back once.
+        unsafe { DetachedPteTable::from_raw(pmdval) }.free(tlb, start);
+        count_vm_event(VmEvent::PtReclaimFast);
+        return;
+    }
+    match zap.decide(addr) {
+        Reclaim::Continue => {}
+        Reclaim::Keep => {
+            if zap.whole() {
+                count_vm_event(VmEvent::PtReclaimKept);
+            }
+        }
+        Reclaim::Fast | Reclaim::Slow => {
+            let detached = pmd
+                .lock()
+                .and_then(|pml| pml.lock_pte_table().and_then(|pte| pte.detach_if_empty()));
+            match detached {
+                Some(table) => {
+                    table.free(tlb, start);
+                    count_vm_event(VmEvent::PtReclaimSlow);
+                }
+                None => count_vm_event(VmEvent::PtReclaimKept),
+            }
+        }
+    }
+}
+
+/// Starts or resumes the zap of the table for `[addr, end)`.
+///
+/// # Safety
+///
+/// `z` must point to a valid `struct mm_rs_pt_zap` that only this thread uses.
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_pt_zap_begin(
+    z: *mut bindings::mm_rs_pt_zap,
+    addr: usize,
+    end: usize,
+) {
+    // SAFETY: Guaranteed by the caller.
+    let Some(z) = (unsafe { z.as_mut() }) else {
+        return;
+    };
+    TableZap::new(z).begin(addr, end);
+}
+
+/// Counts which of the `nr` entries at `pte` a zap step left live.
+///
+/// # Safety
+///
+/// `z` as for [`mm_rs_pt_zap_begin`]; `pte` must point to `nr` entries of one PTE table that is
+/// mapped and whose lock the caller holds.
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_pt_zap_count(
+    z: *mut bindings::mm_rs_pt_zap,
+    pte: *mut bindings::pte_t,
+    nr: core::ffi::c_int,
+) {
+    // SAFETY: Guaranteed by the caller.
+    let Some(z) = (unsafe { z.as_mut() }) else {
+        return;
+    };
+    let (Some(pte), Ok(nr)) = (NonNull::new(pte), usize::try_from(nr)) else {
+        return;
+    };
+    // SAFETY: Guaranteed by the caller.
+    let entries = unsafe { PteRangeLocked::from_raw(pte, nr) };
+    TableZap::new(z).count(entries.iter());
+}
+
+/// The end of a pass at `addr` with the table's PTE lock `ptl` held.
+///
+/// # Safety
+///
+/// `z` as for [`mm_rs_pt_zap_begin`]; `mm` must be live, with its mmap lock read-held, `pmd` a
+/// PMD entry of it pointing to the PTE table that `ptl` locks, and `ptl` held by the caller.
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_pt_zap_locked(
+    z: *mut bindings::mm_rs_pt_zap,
+    mm: *mut bindings::mm_struct,
+    pmd: *mut bindings::pmd_t,
+    ptl: *mut bindings::spinlock_t,
+    addr: usize,
+) {
+    // SAFETY: Guaranteed by the caller.
+    let Some(z) = (unsafe { z.as_mut() }) else {
+        return;
+    };
+    let (Some(pmd), Some(ptl)) = (NonNull::new(pmd), NonNull::new(ptl)) else {
+        return;
+    };
+    // SAFETY: The caller keeps `mm` live for the call.
+    let mm = unsafe { MmRef::from_raw(mm) };
+    // SAFETY: The page tables stay allocated under the mmap read lock.
+    let pmd = unsafe { PmdRef::from_raw(mm, pmd) };
+    // SAFETY: The caller holds `ptl`, the lock of the table `pmd` points to.
+    let held = unsafe { PteLockHeld::from_raw(ptl, &pmd) };
+    zap_locked(&mut TableZap::new(z), &pmd, &held, addr);
+}
+
+/// The end of a pass at `addr`, after the PTE lock was dropped.
+///
+/// # Safety
+///
+/// `z` as for [`mm_rs_pt_zap_begin`]; `tlb` must be the zap's live mmu_gather, and `pmd` a PMD
+/// entry of its mm, whose mmap lock is read-held. The caller holds no page table lock.
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_pt_zap_unlocked(
+    z: *mut bindings::mm_rs_pt_zap,
+    tlb: *mut bindings::mmu_gather,
+    pmd: *mut bindings::pmd_t,
+    addr: usize,
+) {
+    // SAFETY: Guaranteed by the caller.
+    let Some(z) = (unsafe { z.as_mut() }) else {
+        return;
+    };
+    let (Some(tlb), Some(pmd)) = (NonNull::new(tlb), NonNull::new(pmd)) else {
+        return;
+    };
+    // SAFETY: Guaranteed by the caller.
+    let tlb = unsafe { MmuGather::from_raw(tlb) };
+    // SAFETY: The page tables stay allocated under the mmap read lock.
+    let pmd = unsafe { PmdRef::from_raw(tlb.mm(), pmd) };
+    zap_unlocked(&mut TableZap::new(z), &tlb, &pmd, addr);
+}
+
+/// KUnit only: the decision for the zap `z` if its pass ended at `addr`.
+///
+/// # Safety
+///
+/// `z` must point to a valid `struct mm_rs_pt_zap`.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_pt_zap_decide_test(
+    z: *const bindings::mm_rs_pt_zap,
+    addr: usize,
+) -> core::ffi::c_int {
+    // SAFETY: Guaranteed by the caller; the copy is only read.
+    let Some(mut copy) = (unsafe { z.as_ref() }).copied() else {
+        return -1;
+    };
+    let decision = TableZap::new(&mut copy).decide(addr);
+    let code = match decision {
+        Reclaim::Continue => bindings::mm_rs_pt_reclaim_MM_RS_PT_CONTINUE,
+        Reclaim::Keep => bindings::mm_rs_pt_reclaim_MM_RS_PT_KEEP,
+        Reclaim::Fast => bindings::mm_rs_pt_reclaim_MM_RS_PT_FAST,
+        Reclaim::Slow => bindings::mm_rs_pt_reclaim_MM_RS_PT_SLOW,
+    };
+    core::ffi::c_int::try_from(code).unwrap_or(-1)
+}
+
+export_check!(
+    mm_rs_pt_zap_begin,
+    mm_rs_pt_zap_count,
+    mm_rs_pt_zap_locked,
+    mm_rs_pt_zap_unlocked,
+);
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+export_check!(mm_rs_pt_zap_decide_test);
