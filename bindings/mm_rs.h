@@ -11,6 +11,7 @@
 #define _LINUX_MM_RS_H
 
 #include <linux/jump_label.h>
+#include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/pgtable.h>
 #include <linux/types.h>
@@ -65,6 +66,28 @@ static inline bool mm_rs_pt_reclaim_enabled(void)
 }
 #endif
 
+#ifdef CONFIG_MM_RS_EXEC_RA
+DECLARE_STATIC_KEY_TRUE(mm_rs_exec_ra_key);
+/* The folio order of exec readahead; -1: none (sysfs: exec_folio_size). */
+extern int mm_rs_exec_folio_order;
+
+/*
+ * Whether a fault in a mapping with @vm_flags reads ahead in exec folios
+ * (sysfs: exec_ra), and so also stays out of the mmap_miss count that turns
+ * read-around off: exec faults are random by nature.
+ */
+static inline bool mm_rs_exec_ra(unsigned long vm_flags)
+{
+	return static_branch_likely(&mm_rs_exec_ra_key) && (vm_flags & VM_EXEC) &&
+	       READ_ONCE(mm_rs_exec_folio_order) >= 0;
+}
+#else
+static inline bool mm_rs_exec_ra(unsigned long vm_flags)
+{
+	return false;
+}
+#endif
+
 /* mm/mm_rs/anon/order.rs */
 
 /* The orders of @orders whose aligned block around @addr lies in @vma. */
@@ -111,6 +134,32 @@ int mm_rs_anon_alloc_walk_test(unsigned long orders, unsigned long alloc_fails,
 vm_fault_t mm_rs_anon_folio_install(struct vm_fault *vmf, struct folio *folio);
 /* do_anonymous_page() for a read fault: map the shared zero page. */
 vm_fault_t mm_rs_anon_zero_page_install(struct vm_fault *vmf);
+
+/* mm/mm_rs/exec_ra/: a readahead window of @size pages from @start, in folios of @order. */
+struct mm_rs_exec_ra {
+	unsigned long start;
+	unsigned int size;
+	unsigned int order;
+};
+
+#ifdef CONFIG_MM_RS_EXEC_RA
+/*
+ * The window of an exec fault at file index @pgoff in a VMA of @vm_pages
+ * pages from file index @vm_pgoff, in a file of @i_size bytes with
+ * readahead size @ra_pages, in folios of @order. Returns false when the
+ * fault gets no exec readahead.
+ */
+bool mm_rs_exec_ra_window(unsigned long pgoff, unsigned long vm_pgoff,
+			  unsigned long vm_pages, loff_t i_size,
+			  unsigned int ra_pages, unsigned int order,
+			  struct mm_rs_exec_ra *win);
+/* The architecture's exec folio order (64K on arm64), -1 for none. */
+int mm_rs_exec_arch_folio_order(void);
+/* The order of an exec folio of @size bytes, or -EINVAL. */
+int mm_rs_exec_folio_order_of_size(u64 size);
+/* Sets exec_folio_size from sysfs text: a size in bytes, 0 for the arch's. */
+int mm_rs_exec_folio_size_set(const char *buf);
+#endif
 
 /*
  * mm/mm_rs/pt_reclaim/: the zap of one PTE table by zap_pmd_range() and

@@ -32,5 +32,7 @@ macro_rules! export_check {
 
 #[cfg(any(CONFIG_MM_RS_ANON_ORDER, CONFIG_MM_RS_ANON_FAULT))]
 pub mod anon;
+#[cfg(CONFIG_MM_RS_EXEC_RA)]
+pub mod exec_ra;
 #[cfg(CONFIG_MM_RS_PT_RECLAIM)]
 pub mod pt_reclaim;

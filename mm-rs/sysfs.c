@@ -59,6 +59,51 @@ MM_RS_SWITCH(anon_fault);
 #ifdef CONFIG_MM_RS_PT_RECLAIM
 MM_RS_SWITCH(pt_reclaim);
 #endif
+#ifdef CONFIG_MM_RS_EXEC_RA
+MM_RS_SWITCH(exec_ra);
+
+int mm_rs_exec_folio_order = -1;
+
+/*
+ * exec_folio_size: the size of exec readahead folios in bytes, 0 when there
+ * is none. Writing a size sets it (a power of two from PAGE_SIZE to the page
+ * cache's largest folio, else -EINVAL); writing 0 goes back to the
+ * architecture's choice, which may be none.
+ */
+int mm_rs_exec_folio_size_set(const char *buf)
+{
+	u64 size;
+	int order;
+
+	if (kstrtou64(buf, 0, &size))
+		return -EINVAL;
+	order = size ? mm_rs_exec_folio_order_of_size(size) :
+		       mm_rs_exec_arch_folio_order();
+	if (size && order < 0)
+		return -EINVAL;
+	WRITE_ONCE(mm_rs_exec_folio_order, order);
+	return 0;
+}
+
+static ssize_t exec_folio_size_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	int order = READ_ONCE(mm_rs_exec_folio_order);
+
+	return sysfs_emit(buf, "%lu\n", order < 0 ? 0 : PAGE_SIZE << order);
+}
+
+static ssize_t exec_folio_size_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	int err = mm_rs_exec_folio_size_set(buf);
+
+	return err ? err : count;
+}
+
+static struct kobj_attribute exec_folio_size_attr = __ATTR_RW(exec_folio_size);
+#endif
 
 static struct attribute *mm_rs_attrs[] = {
 #ifdef CONFIG_MM_RS_ANON_ORDER
@@ -69,6 +114,10 @@ static struct attribute *mm_rs_attrs[] = {
 #endif
 #ifdef CONFIG_MM_RS_PT_RECLAIM
 	&pt_reclaim_attr.attr,
+#endif
+#ifdef CONFIG_MM_RS_EXEC_RA
+	&exec_ra_attr.attr,
+	&exec_folio_size_attr.attr,
 #endif
 	NULL,
 };
@@ -82,6 +131,9 @@ static int __init mm_rs_sysfs_init(void)
 	struct kobject *kobj;
 	int err;
 
+#ifdef CONFIG_MM_RS_EXEC_RA
+	mm_rs_exec_folio_order = mm_rs_exec_arch_folio_order();
+#endif
 	kobj = kobject_create_and_add("mm_rs", mm_kobj);
 	if (!kobj)
 		return -ENOMEM;

@@ -35,8 +35,8 @@ esac
 
 timeout --foreground -k 10 "$tmo" "${qemu[@]}" -m 3G -smp 2 -nographic -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=$console panic=-1 loglevel=4 mmrs.run=$progs" "$@" \
-	</dev/null 2>&1 | tee "$log" | sed -u -n '/^mmrs-init\|^==\|^  \|^mmrs\|^selftest\|^ok \|^not ok\|^# /p'
+	-append "console=$console panic=-1 loglevel=4 rootfstype=ramfs mmrs.run=$progs" "$@" \
+	</dev/null 2>&1 | tee "$log" | sed -u -n '/^mmrs-data/d; /^mmrs-init\|^==\|^  \|^mmrs\|^selftest\|^ok \|^not ok\|^# /p'
 rc=${PIPESTATUS[0]}
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	echo "boot: $arch $flavour guest timed out after ${tmo}s; console log: ${log#$REPO/}" >&2

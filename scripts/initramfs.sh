@@ -24,6 +24,14 @@ for src in "$REPO"/userspace/*.c; do
 	[ "$name" = init ] && continue
 	"$cc" "${cflags[@]}" -o "$root/bin/$name" "$src"
 done
+# bigtext (8 MiB of text, segments 64K-aligned in file and memory) goes into
+# an uncompressed EROFS image, a filesystem with large folios, for exectext.
+bt="$REPO/build/bigtext-$arch"
+rm -rf "$bt" && mkdir -p "$bt/img"
+python3 "$REPO/userspace/bigtext/gen.py" "$bt/bigtext.c"
+"$cc" "${cflags[@]}" -I"$REPO/userspace/bigtext" -Wl,-z,max-page-size=0x10000 \
+	-Wl,-z,separate-code -o "$bt/img/bigtext" "$bt/bigtext.c" "$REPO/userspace/bigtext/main.c"
+mkfs.erofs -q "$root/bigtext.erofs" "$bt/img" >/dev/null
 if [ -d "$REPO/build/rootfs-$arch-extra" ]; then
 	cp -a "$REPO/build/rootfs-$arch-extra/." "$root/"
 fi

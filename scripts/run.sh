@@ -24,5 +24,5 @@ step "kernel: ${kernel#$REPO/}"
 step "building the userspace (static /init and demo)"
 "$REPO/scripts/initramfs.sh" "$arch" >/dev/null
 step "booting under QEMU (TCG)"
-"$REPO/scripts/boot.sh" "$arch" test demo,ptreclaim 600
+"$REPO/scripts/boot.sh" "$arch" test demo,ptreclaim,exectext 900
 step "done; full console log: build/results/boot-$arch-test.log"

@@ -57,7 +57,7 @@ for flavour in "${flavours[@]}"; do
 	"$REPO/scripts/image.sh" "$arch" "$flavour" >/dev/null
 	echo "selftests: booting $arch $flavour" >&2
 	progs=selftests
-	[ "$flavour" = test ] && progs=demo,ptreclaim,selftests
+	[ "$flavour" = test ] && progs=demo,ptreclaim,exectext,selftests
 	start=$(date +%s)
 	"$REPO/scripts/boot.sh" "$arch" "$flavour" "$progs" 3600 || rc=1
 	echo "selftests: $arch $flavour boot took $(( $(date +%s) - start ))s" >&2

@@ -15,7 +15,7 @@ note() { echo "setup: $*"; }
 PKGS=(linux-source-6.12 rustc-web rust-web-src rust-web-clippy rustfmt-web
       clang lld llvm libclang-dev qemu-system-x86 qemu-system-arm
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross flex bison bc libelf-dev
-      libssl-dev cpio xz-utils python3 rsync kmod patch make gcc)
+      libssl-dev cpio xz-utils python3 rsync kmod patch make gcc erofs-utils)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -62,6 +62,7 @@ command -v aarch64-linux-gnu-gcc >/dev/null || die "no aarch64-linux-gnu-gcc; in
 command -v ld.lld >/dev/null || die "no ld.lld; install lld"
 command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64; install qemu-system-x86"
 command -v qemu-system-aarch64 >/dev/null || die "no qemu-system-aarch64; install qemu-system-arm"
+command -v mkfs.erofs >/dev/null || die "no mkfs.erofs; install erofs-utils"
 [ -f /usr/src/linux-source-6.12.tar.xz ] || die "no /usr/src/linux-source-6.12.tar.xz; install linux-source-6.12"
 
 note "ok: rustc $rv ($KERNEL_RUSTC), bindgen $bv, $(clang --version | head -n1), $(qemu-system-x86_64 --version | head -n1)"

@@ -13,7 +13,8 @@
  * state. The range is MADV_NOHUGEPAGE: with THP a touched 2 MiB would be one
  * PMD mapping and need no PTE table at all.
  *
- * Prints one "ptreclaim:" line per run (key=value, for scripts/bench.py) and
+ * Prints one "mmrs-data ptreclaim" line per run (key=value, for the
+ * benchmarks) and a readable one, and
  * exits 1 if reclaim on ends above 240 kB of VmPTE, or off does not show the
  * tables kept.
  */
@@ -102,7 +103,7 @@ static long run(int on, long iters, long pages, long page_size)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		long ev0[3], ev1[3], vmpte0, i, p, step = SZ_2M / page_size / pages;
+		long ev0[3], ev1[3], vmpte0, i, p, faults, step = SZ_2M / page_size / pages;
 		struct rusage r0, r1;
 		double t0, t1;
 		char *base;
@@ -129,11 +130,16 @@ static long run(int on, long iters, long pages, long page_size)
 		getrusage(RUSAGE_SELF, &r1);
 		vmstat_events(ev1);
 		kb = status_kb("VmPTE");
-		printf("ptreclaim: reclaim=%s iters=%ld pages=%ld vmpte_kb=%ld vmpte_start_kb=%ld "
-		       "faults=%ld ns=%.0f ns_per_fault=%.1f freed_fast=%ld freed_slow=%ld kept=%ld\n",
-		       on ? "on" : "off", i, pages, kb, vmpte0, r1.ru_minflt - r0.ru_minflt,
-		       t1 - t0, (t1 - t0) / (double)(r1.ru_minflt - r0.ru_minflt + !(r1.ru_minflt - r0.ru_minflt)),
-		       ev1[0] - ev0[0], ev1[1] - ev0[1], ev1[2] - ev0[2]);
+		faults = r1.ru_minflt - r0.ru_minflt;
+		printf("mmrs-data ptreclaim reclaim=%s iters=%ld pages=%ld vmpte_kb=%ld "
+		       "vmpte_start_kb=%ld faults=%ld ns=%.0f faults_per_s=%.1f freed_fast=%ld "
+		       "freed_slow=%ld kept=%ld\n",
+		       on ? "on" : "off", i, pages, kb, vmpte0, faults, t1 - t0,
+		       faults * 1e9 / (t1 - t0), ev1[0] - ev0[0], ev1[1] - ev0[1], ev1[2] - ev0[2]);
+		printf("  reclaim %-3s  VmPTE %6ld kB at the end  %8ld faults  %9.0f faults/s  "
+		       "tables freed %ld (fast %ld, slow %ld)\n", on ? "on" : "off", kb, faults,
+		       faults * 1e9 / (t1 - t0), ev1[0] - ev0[0] + ev1[1] - ev0[1],
+		       ev1[0] - ev0[0], ev1[1] - ev0[1]);
 		if (write(fds[1], &kb, sizeof(kb)) != sizeof(kb))
 			_exit(4);
 		_exit(0);

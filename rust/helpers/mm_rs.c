@@ -11,6 +11,7 @@
 #include <linux/huge_mm.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/pgtable.h>
 #include <linux/swap.h>
 #include <linux/vmstat.h>
@@ -245,5 +246,11 @@ void rust_helper_mm_rs_count_vm_event(enum vm_event_item item)
 	count_vm_event(item);
 }
 #endif
+
+/* The largest folio order of the page cache (rust/kernel/mm/folio.rs). */
+unsigned int rust_helper_mm_rs_max_pagecache_order(void)
+{
+	return MAX_PAGECACHE_ORDER;
+}
 
 #endif /* CONFIG_MM_RS */

@@ -208,3 +208,10 @@ impl Drop for MappingFolio {
         unsafe { bindings::mm_rs_folio_put_refs(self.as_ptr(), nr) };
     }
 }
+
+/// The largest folio order the page cache uses (`MAX_PAGECACHE_ORDER`).
+#[inline]
+pub fn max_pagecache_order() -> u32 {
+    // SAFETY: Returns a constant.
+    unsafe { bindings::mm_rs_max_pagecache_order() }
+}
