@@ -31,7 +31,7 @@ rm -rf "$bt" && mkdir -p "$bt/img"
 python3 "$REPO/userspace/bigtext/gen.py" "$bt/bigtext.c"
 "$cc" "${cflags[@]}" -I"$REPO/userspace/bigtext" -Wl,-z,max-page-size=0x10000 \
 	-Wl,-z,separate-code -o "$bt/img/bigtext" "$bt/bigtext.c" "$REPO/userspace/bigtext/main.c"
-mkfs.erofs -q "$root/bigtext.erofs" "$bt/img" >/dev/null
+mkfs.erofs --quiet --all-root -T0 "$root/bigtext.erofs" "$bt/img" >/dev/null
 if [ -d "$REPO/build/rootfs-$arch-extra" ]; then
 	cp -a "$REPO/build/rootfs-$arch-extra/." "$root/"
 fi
