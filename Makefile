@@ -9,7 +9,7 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests test check-full clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests bench test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
@@ -28,6 +28,8 @@ help:
 	@echo '  make kunit-off ARCH=A  the kernel with CONFIG_MM_RS=n: builds, runs, has no mm-rs'
 	@echo '  make image ARCH=A FLAVOR=F   build a test kernel (F: test, debug or off) and print its path'
 	@echo '  make selftests ARCH=A  the mm selftests on the test kernel and on MM_RS=n, compared'
+	@echo '  make bench ARCH=A      benchmarks under QEMU -icount shift=0, Rust vs C vs off in one boot:'
+	@echo '                         build/results/bench-A.json and docs/benchmarks.md (A may be all)'
 	@echo '  make lint              rustfmt --check, clippy (CLIPPY=1) and checkpatch'
 	@echo '  make fmt               rustfmt our Rust in place'
 	@echo '  make mutate ARCH=A     break each rule in scripts/mutations.txt, expect a test to fail (slow)'
@@ -60,6 +62,9 @@ run: prepare
 
 selftests: prepare
 	@set -e; for a in $(arches); do scripts/selftests.sh $$a full compare; done
+
+bench: prepare
+	@set -e; for a in $(arches); do scripts/bench.sh $$a; done
 
 lint: prepare
 	@scripts/lint.sh

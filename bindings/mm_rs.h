@@ -198,9 +198,14 @@ void mm_rs_pt_zap_unlocked(struct mm_rs_pt_zap *z, struct mmu_gather *tlb,
 static inline void mm_rs_pt_zap_note(struct mm_rs_pt_zap *z, pte_t *pte,
 				     pte_t ptent, int nr)
 {
-	/* An entry that was none stays none: the step skipped it. */
-	if (z && !pte_none(ptent))
-		mm_rs_pt_zap_count(z, pte, nr);
+	/*
+	 * An entry that was none stays none: the step skipped it. A single
+	 * entry the step cleared leaves nothing to count, and is the common
+	 * case: only call out for the others.
+	 */
+	if (!z || pte_none(ptent) || (nr == 1 && pte_none(ptep_get(pte))))
+		return;
+	mm_rs_pt_zap_count(z, pte, nr);
 }
 
 /* mm/mm_rs/pt_reclaim/tlb.c: the mmu_gather side, for Rust. */

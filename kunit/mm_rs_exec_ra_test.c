@@ -13,8 +13,6 @@
 #include <linux/prandom.h>
 #include <linux/sizes.h>
 
-typedef unsigned __int128 u128;
-
 struct win_case {
 	unsigned long pgoff, vm_pgoff, vm_pages;
 	loff_t i_size;

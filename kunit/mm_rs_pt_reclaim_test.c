@@ -50,11 +50,11 @@ static void decide_each_state(struct kunit *test)
 					unsigned long addr = at == 0 ? end :
 						at == 1 ? end - PAGE_SIZE : end - PMD_SIZE;
 
-					KUNIT_EXPECT_EQ_MSG(test,
-						mm_rs_pt_zap_decide_test(&z, addr),
-						expected_decision(&z, addr),
-						"whole %d relocked %d live %u at %d",
-						whole, relocked, lives[l], at);
+					int got = mm_rs_pt_zap_decide_test(&z, addr);
+
+					KUNIT_EXPECT_EQ_MSG(test, got, expected_decision(&z, addr),
+							    "whole %d relocked %d live %u at %d",
+							    whole, relocked, lives[l], at);
 				}
 }
 
@@ -309,6 +309,34 @@ static void switch_off_keeps_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), 0);
 }
 
+/* Where userfaultfd is armed (UFFDIO_MOVE may fill tables), tables stay. */
+static void uffd_armed_vma_keeps_tables(struct kunit *test)
+{
+	unsigned long base = map_tables(test, 1);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	unsigned long bytes0;
+
+	KUNIT_ASSERT_EQ(test, touch(base, PMD_SIZE, 7), 0);
+	bytes0 = mm_pgtables_bytes(mm);
+	/* Armed as UFFDIO_REGISTER would; nothing faults here while it is. */
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, base);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	vm_flags_set(vma, VM_UFFD_MISSING);
+	mmap_write_unlock(mm);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(mm), bytes0);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), 0);
+
+	mmap_write_lock(mm);
+	vm_flags_clear(vma, VM_UFFD_MISSING);
+	mmap_write_unlock(mm);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base));
+}
+
 /* A zap of all but the last page keeps the table and that page. */
 static void partial_zap_keeps_table(struct kunit *test)
 {
@@ -360,7 +388,7 @@ static void uffd_wp_marker_keeps_table(struct kunit *test)
 	unsigned long addr, base, len = 2 * PMD_SIZE;
 	struct pt_counts c0, c1;
 	struct file *file;
-	spinlock_t *ptl;
+	spinlock_t *ptl;	/* the PTE table's lock */
 	pmd_t *pmd;
 	pte_t *pte;
 
@@ -587,6 +615,7 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(count_live_entries),
 	KUNIT_CASE(dontneed_frees_whole_table),
 	KUNIT_CASE(switch_off_keeps_table),
+	KUNIT_CASE(uffd_armed_vma_keeps_tables),
 	KUNIT_CASE(partial_zap_keeps_table),
 	KUNIT_CASE(straddling_range),
 	KUNIT_CASE(uffd_wp_marker_keeps_table),

@@ -4,10 +4,12 @@
 # boot.sh ARCH FLAVOUR PROGRAMS [TIMEOUT] [extra QEMU args]
 #
 # Boots build/image-ARCH-FLAVOUR with build/initramfs-ARCH.cpio.gz under QEMU
-# (TCG), runs the comma-separated PROGRAMS from /bin in the guest, and keeps
-# the console in build/results/boot-ARCH-FLAVOUR.log. A guest that does not
+# (TCG), runs the comma-separated PROGRAMS from /bin in the guest (PROG:ARG:ARG
+# passes arguments), and keeps the console in
+# build/results/boot-ARCH-FLAVOUR.log. A guest that does not
 # finish within TIMEOUT seconds (default 600) is killed and is a failure, as is
 # one that never reaches the end of its /init; the log stays for reading.
+# MMRS_SMP sets the number of vCPUs (default 2), MMRS_LOG the log file.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +18,7 @@ flavour=${2:?}
 progs=${3:?}
 tmo=${4:-600}
 shift 4 2>/dev/null || shift $#
-log="$REPO/build/results/boot-$arch-$flavour.log"
+log=${MMRS_LOG:-"$REPO/build/results/boot-$arch-$flavour.log"}
 initrd="$REPO/build/initramfs-$arch.cpio.gz"
 mkdir -p "$REPO/build/results"
 case "$arch" in
@@ -33,7 +35,7 @@ esac
 [ -f "$kernel" ] || { echo "boot.sh: no kernel at $kernel; run: make image ARCH=$arch FLAVOR=$flavour" >&2; exit 2; }
 [ -f "$initrd" ] || { echo "boot.sh: no $initrd" >&2; exit 2; }
 
-timeout --foreground -k 10 "$tmo" "${qemu[@]}" -m 3G -smp 2 -nographic -no-reboot \
+timeout --foreground -k 10 "$tmo" "${qemu[@]}" -m 3G -smp "${MMRS_SMP:-2}" -nographic -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=$console panic=-1 loglevel=4 rootfstype=ramfs mmrs.run=$progs" "$@" \
 	</dev/null 2>&1 | tee "$log" | sed -u -n '/^mmrs-data/d; /^mmrs-init\|^==\|^  \|^mmrs\|^selftest\|^ok \|^not ok\|^# /p'

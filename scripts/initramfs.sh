@@ -17,7 +17,7 @@ root="$REPO/build/rootfs-$arch"
 out="$REPO/build/initramfs-$arch.cpio.gz"
 rm -rf "$root"
 mkdir -p "$root"/{bin,proc,sys,dev,tmp}
-cflags=(-static -O2 -Wall -Werror)
+cflags=(-static -O2 -Wall -Werror -pthread)
 "$cc" "${cflags[@]}" -o "$root/init" "$REPO/userspace/init.c"
 for src in "$REPO"/userspace/*.c; do
 	name=$(basename "$src" .c)

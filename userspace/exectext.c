@@ -61,8 +61,8 @@ static void read_str(const char *path, char *buf, size_t len)
 		close(fd);
 }
 
-/* One run of bigtext from a fresh mount; its data line is echoed with @mode. */
-static int run(const char *mode, int random, struct result *r)
+/* One run of bigtext from a fresh mount, exec readahead @on; @label says how. */
+static int run(const char *label, int on, int random, struct result *r)
 {
 	char line[512], *p;
 	int fds[2], status;
@@ -97,9 +97,10 @@ static int run(const char *mode, int random, struct result *r)
 		printf("exectext: FAILED: bigtext said '%s'\n", line);
 		return -1;
 	}
-	printf("mmrs-data exectext exec_ra=%s %s\n", mode, line + strlen("mmrs-data bigtext "));
+	printf("mmrs-data exectext exec_ra=%s %s\n", on ? "on" : "off",
+	       line + strlen("mmrs-data bigtext "));
 	printf("  %-22s %5.1f%% of faulted text in >=64K folios, read %5ld kB for %5ld kB touched "
-	       "(x%.2f), %7.1f ms\n", mode, r->large_pct, r->read_kb, r->touched_kb,
+	       "(x%.2f), %7.1f ms\n", label, r->large_pct, r->read_kb, r->touched_kb,
 	       r->amplification, r->ms);
 	return 0;
 }
@@ -124,17 +125,17 @@ int main(int argc, char **argv)
 	       "exec folio size %s ==\n", size);
 	for (i = 0; i < rounds; i++) {
 		write_str("/sys/kernel/mm/mm_rs/exec_ra", "0");
-		bad |= run("off (6.12 read-around)", 0, &off);
+		bad |= run("off (6.12 read-around)", 0, 0, &off);
 		write_str("/sys/kernel/mm/mm_rs/exec_ra", "1");
 		write_str("/sys/kernel/mm/mm_rs/exec_folio_size", size);
-		bad |= run("on", 0, &on);
+		bad |= run("on", 1, 0, &on);
 		write_str("/sys/kernel/mm/mm_rs/exec_folio_size", "0");
 	}
 	write_str("/sys/kernel/mm/mm_rs/exec_ra", "0");
-	bad |= run("off, MADV_RANDOM", 1, &roff);
+	bad |= run("off, MADV_RANDOM", 0, 1, &roff);
 	write_str("/sys/kernel/mm/mm_rs/exec_ra", "1");
 	write_str("/sys/kernel/mm/mm_rs/exec_folio_size", size);
-	bad |= run("on, MADV_RANDOM", 1, &ron);
+	bad |= run("on, MADV_RANDOM", 1, 1, &ron);
 	write_str("/sys/kernel/mm/mm_rs/exec_folio_size", "0");
 	if (bad)
 		return 1;

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh ARCH: `make bench`. Boots ARCH's test kernel under QEMU with
+# -icount shift=0 (guest time counts guest instructions: figures repeat on a
+# loaded host) and 4 vCPUs, runs the in-guest benchmarks, each feature
+# switched between its Rust path, its C path (where there is one) and off in
+# the same boot, rounds interleaved; then writes build/results/bench-ARCH.json
+# and regenerates docs/benchmarks.md from the JSON of every architecture.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+arch=${1:?usage: bench.sh x86_64|arm64}
+# The workloads; docs/benchmarks.md explains each.
+PROGS=${MMRS_BENCH_PROGS:-bench:anon:3,bench:mt:2,ptreclaim:25600:1:2,ptreclaim:512:512:2,exectext:3}
+
+echo "bench: building the $arch test kernel and userspace"
+"$REPO/scripts/image.sh" "$arch" test >"$REPO/build/results/image-$arch-test.log" 2>&1 || {
+	echo "bench: kernel build failed; log: build/results/image-$arch-test.log" >&2; exit 1; }
+"$REPO/scripts/initramfs.sh" "$arch" >/dev/null
+log="$REPO/build/results/bench-$arch.log"
+echo "bench: booting with -icount shift=0 -smp 4 (a few minutes)"
+MMRS_SMP=4 MMRS_LOG="$log" "$REPO/scripts/boot.sh" "$arch" test "$PROGS" 3600 -icount shift=0
+python3 "$REPO/scripts/bench.py" "$arch" "$log" "$REPO/build/results/bench-$arch.json" \
+	"$REPO/docs/benchmarks.md" "$PROGS"
