@@ -76,11 +76,13 @@ fmt: prepare
 mutate: prepare
 	@scripts/mutate.sh $(ARCH)
 
-test: lint
-	@$(MAKE) --no-print-directory kunit ARCH=all
-	@$(MAKE) --no-print-directory kunit-debug ARCH=x86_64
-	@$(MAKE) --no-print-directory kunit-off ARCH=x86_64
-	@set -e; for a in $(ARCHES); do scripts/selftests.sh $$a quick; done
+test: prepare
+	@rm -f build/results/times.txt
+	@scripts/timed.sh lint scripts/lint.sh
+	@set -e; for a in $(ARCHES); do scripts/timed.sh kunit-$$a scripts/kunit.sh $$a; done
+	@scripts/timed.sh kunit-x86_64-debug scripts/kunit.sh x86_64 debug
+	@scripts/timed.sh kunit-x86_64-off scripts/kunit.sh x86_64 off
+	@set -e; for a in $(ARCHES); do scripts/timed.sh boot-$$a scripts/selftests.sh $$a quick; done
 	@scripts/summary.sh
 
 check-full: prepare

@@ -72,6 +72,10 @@ def summarise(d):
         for p in ("c", "rust"):
             row[p] = {k: median(d["anon"], k, size_kb=size, path=p)
                       for k in ("faults", "ns_per_mib", "ns_per_fault")}
+        for p in ("rust_order", "rust_fault"):
+            if any(r["path"] == p and r["size_kb"] == size for r in d["anon"]):
+                row[p] = {k: median(d["anon"], k, size_kb=size, path=p)
+                          for k in ("faults", "ns_per_mib", "ns_per_fault")}
         row["rust_vs_c_time_pct"] = pct(row["rust"]["ns_per_mib"], row["c"]["ns_per_mib"])
         row["fault_ratio_vs_order0"] = (order0["c"] / row["c"]["faults"]
                                         if row["c"]["faults"] else None)
@@ -129,10 +133,20 @@ def markdown(runs):
                            f"{fmt(r['rust_vs_c_time_pct'], '+.2f')}% |")
             o0 = s["anon"][0]
             out += ["", "### Fault path cost: order-0 single-page faults", "",
-                    "| path | guest ns per fault |", "|---|---:|",
-                    f"| C | {fmt(o0['c']['ns_per_fault'])} |",
-                    f"| Rust | {fmt(o0['rust']['ns_per_fault'])} |",
-                    f"| Rust vs C | {fmt(pct(o0['rust']['ns_per_fault'], o0['c']['ns_per_fault']), '+.2f')}% |", ""]
+                    "| path | guest ns per fault | vs C |", "|---|---:|---:|"]
+            for p, label in (("c", "C"), ("rust", "Rust (order and map)"),
+                             ("rust_order", "Rust order, C map"), ("rust_fault", "C order, Rust map")):
+                if p in o0:
+                    out.append(f"| {label} | {fmt(o0[p]['ns_per_fault'])} | "
+                               f"{fmt(pct(o0[p]['ns_per_fault'], o0['c']['ns_per_fault']), '+.2f')}% |")
+            big = s["anon"][-1]
+            if "rust_order" in big:
+                out += ["", f"At {big['size_kb']}K: Rust order and map "
+                        f"{fmt(pct(big['rust']['ns_per_fault'], big['c']['ns_per_fault']), '+.2f')}%, "
+                        f"Rust order alone {fmt(pct(big['rust_order']['ns_per_fault'], big['c']['ns_per_fault']), '+.2f')}%, "
+                        f"Rust map alone {fmt(pct(big['rust_fault']['ns_per_fault'], big['c']['ns_per_fault']), '+.2f')}% "
+                        "per fault against C."]
+            out.append("")
         if s["ptreclaim"]:
             out += ["### PTE-table reclaim: mmap 50 GiB; N times: touch P pages of 2 MiB, MADV_DONTNEED it", "",
                     "| N x P | reclaim | VmPTE at end (kB) | faults | faults/s (guest) | tables freed fast / slow |",
@@ -143,7 +157,8 @@ def markdown(runs):
                     out.append(f"| {fmt(x['iters'], '.0f')} x {pages} | {m} | {fmt(x['vmpte_kb'], '.0f')} | "
                                f"{fmt(x['faults'], '.0f')} | {fmt(x['faults_per_s'], '.0f')} | "
                                f"{fmt(x['freed_fast'], '.0f')} / {fmt(x['freed_slow'], '.0f')} |")
-                out.append(f"| {pages} | on vs off | | | {fmt(r['on_vs_off_fault_rate_pct'], '+.2f')}% | |")
+                out.append(f"| {fmt(r['on']['iters'], '.0f')} x {pages} | on vs off | | | "
+                           f"{fmt(r['on_vs_off_fault_rate_pct'], '+.2f')}% | |")
             out.append("")
         if s["exectext"]:
             out += ["### Exec text: 8 MiB executable on EROFS, 10% of its functions called at random", "",

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The closing lines of `make test`: one a KUnit run and a selftest boot, then
-# the total.
+# The closing lines of `make test`: how long each step took, one line a KUnit
+# run and a selftest boot, then the total.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+if [ -f "$REPO/build/results/times.txt" ]; then
+	awk '{ printf "time: %-22s %5ds%s\n", $1, $2, ($3 == 0 ? "" : "  (failed)"); t += $2 }
+	     END { printf "time: %-22s %5ds\n", "total", t }' "$REPO/build/results/times.txt"
+fi
 python3 - "$REPO"/build/results/kunit-*.json "$REPO"/build/results/selftests-*-test.tap <<'PY'
 import json, sys
 tp = tf = 0

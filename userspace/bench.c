@@ -42,13 +42,24 @@ static int write_str(const char *path, const char *val)
 	return n < 0 ? -errno : 0;
 }
 
-static int set_paths(int rust)
+/* The anonymous paths: all C, all Rust, or one of the two decisions in Rust. */
+enum path { PATH_C, PATH_RUST, PATH_ORDER, PATH_FAULT, NR_PATHS };
+static const char *const path_name[] = { "c", "rust", "rust_order", "rust_fault" };
+static const char *const path_label[] = { "C", "Rust", "Rust order, C map", "C order, Rust map" };
+
+static int set_path(enum path p)
 {
-	const char *v = rust ? "1" : "0";
-	int a = write_str("/sys/kernel/mm/mm_rs/anon_order", v);
-	int b = write_str("/sys/kernel/mm/mm_rs/anon_fault", v);
+	int a = write_str("/sys/kernel/mm/mm_rs/anon_order",
+			  p == PATH_RUST || p == PATH_ORDER ? "1" : "0");
+	int b = write_str("/sys/kernel/mm/mm_rs/anon_fault",
+			  p == PATH_RUST || p == PATH_FAULT ? "1" : "0");
 
 	return a ? a : b;
+}
+
+static int set_paths(int rust)
+{
+	return set_path(rust ? PATH_RUST : PATH_C);
 }
 
 static void set_mthp(unsigned long kb, const char *mode)
@@ -107,19 +118,22 @@ static char *map(size_t len)
 static int anon(int rounds)
 {
 	static const unsigned long sizes_kb[] = { 0, 16, 32, 64 };
-	int r, s, rust;
+	int r, s, path;
 
 	printf("== bench anon: 256 MiB touched one byte a page; guest time (-icount shift=0) ==\n");
 	set_mthp(2048, "never");
 	for (r = 0; r < rounds; r++)
 		for (s = 0; s < 4; s++)
-			for (rust = 0; rust <= 1; rust++) {
+			for (path = 0; path < NR_PATHS; path++) {
 				unsigned long kb = sizes_kb[s];
 				long f0, faults;
 				char *p;
 				double ns;
 
-				if (set_paths(rust))
+				/* Where the cost is: each decision alone, at order 0 and 64K. */
+				if (path >= PATH_ORDER && kb != 0 && kb != 64)
+					continue;
+				if (set_path(path))
 					return 1;
 				set_mthp(16, kb == 16 ? "always" : "never");
 				set_mthp(32, kb == 32 ? "always" : "never");
@@ -134,12 +148,12 @@ static int anon(int rounds)
 				printf("mmrs-data bench anon round=%d size_kb=%lu path=%s faults=%ld "
 				       "ns=%.0f ns_per_mib=%.1f ns_per_fault=%.1f\n",
 				       r, kb ? kb : (unsigned long)page_size / 1024,
-				       rust ? "rust" : "c", faults, ns, ns / (ANON_LEN / MIB),
+				       path_name[path], faults, ns, ns / (ANON_LEN / MIB),
 				       ns / faults);
-				printf("  round %d  %-9s %-4s  %7ld faults  %9.1f ns/MiB  %7.1f ns/fault\n",
+				printf("  round %d  %-9s %-17s  %7ld faults  %9.1f ns/MiB  %7.1f ns/fault\n",
 				       r, kb ? (kb == 16 ? "16K mTHP" : kb == 32 ? "32K mTHP" :
 						"64K mTHP") : "order 0",
-				       rust ? "Rust" : "C", faults, ns / (ANON_LEN / MIB), ns / faults);
+				       path_label[path], faults, ns / (ANON_LEN / MIB), ns / faults);
 			}
 	set_mthp(16, "never");
 	set_mthp(32, "never");
