@@ -19,7 +19,8 @@ echo "bench: building the $arch test kernel and userspace"
 	echo "bench: kernel build failed; log: build/results/image-$arch-test.log" >&2; exit 1; }
 "$REPO/scripts/initramfs.sh" "$arch" >/dev/null
 log="$REPO/build/results/bench-$arch.log"
-echo "bench: booting with -icount shift=0 -smp 4 (a few minutes)"
-MMRS_SMP=4 MMRS_LOG="$log" "$REPO/scripts/boot.sh" "$arch" test "$PROGS" 3600 -icount shift=0
+echo "bench: booting with -icount shift=0 -smp 4 norandmaps (a few minutes)"
+# norandmaps: the same address-space layout every run, so VmPTE repeats too.
+MMRS_SMP=4 MMRS_APPEND="norandmaps " MMRS_LOG="$log" "$REPO/scripts/boot.sh" "$arch" test "$PROGS" 3600 -icount shift=0
 python3 "$REPO/scripts/bench.py" "$arch" "$log" "$REPO/build/results/bench-$arch.json" \
 	"$REPO/docs/benchmarks.md" "$PROGS"

@@ -9,7 +9,8 @@
 # build/results/boot-ARCH-FLAVOUR.log. A guest that does not
 # finish within TIMEOUT seconds (default 600) is killed and is a failure, as is
 # one that never reaches the end of its /init; the log stays for reading.
-# MMRS_SMP sets the number of vCPUs (default 2), MMRS_LOG the log file.
+# MMRS_SMP sets the number of vCPUs (default 2), MMRS_LOG the log file,
+# MMRS_APPEND adds to the kernel command line (end it with a space).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +38,7 @@ esac
 
 timeout --foreground -k 10 "$tmo" "${qemu[@]}" -m 3G -smp "${MMRS_SMP:-2}" -nographic -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=$console panic=-1 loglevel=4 rootfstype=ramfs mmrs.run=$progs" "$@" \
+	-append "console=$console panic=-1 loglevel=4 rootfstype=ramfs ${MMRS_APPEND:-}mmrs.run=$progs" "$@" \
 	</dev/null 2>&1 | tee "$log" | sed -u -n '/^mmrs-data/d; /^mmrs-init\|^==\|^  \|^mmrs\|^selftest\|^ok \|^not ok\|^# /p'
 rc=${PIPESTATUS[0]}
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
