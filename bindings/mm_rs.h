@@ -66,10 +66,11 @@ static inline bool mm_rs_pt_reclaim_enabled(void)
 }
 #endif
 
-#ifdef CONFIG_MM_RS_EXEC_RA
-DECLARE_STATIC_KEY_TRUE(mm_rs_exec_ra_key);
 /* The folio order of exec readahead; -1: none (sysfs: exec_folio_size). */
 extern int mm_rs_exec_folio_order;
+
+#ifdef CONFIG_MM_RS_EXEC_RA
+DECLARE_STATIC_KEY_TRUE(mm_rs_exec_ra_key);
 
 /*
  * Whether a fault in a mapping with @vm_flags reads ahead in exec folios
@@ -142,7 +143,6 @@ struct mm_rs_exec_ra {
 	unsigned int order;
 };
 
-#ifdef CONFIG_MM_RS_EXEC_RA
 /*
  * The window of an exec fault at file index @pgoff in a VMA of @vm_pages
  * pages from file index @vm_pgoff, in a file of @i_size bytes with
@@ -153,6 +153,8 @@ bool mm_rs_exec_ra_window(unsigned long pgoff, unsigned long vm_pgoff,
 			  unsigned long vm_pages, loff_t i_size,
 			  unsigned int ra_pages, unsigned int order,
 			  struct mm_rs_exec_ra *win);
+
+#ifdef CONFIG_MM_RS_EXEC_RA
 /* The architecture's exec folio order (64K on arm64), -1 for none. */
 int mm_rs_exec_arch_folio_order(void);
 /* The order of an exec folio of @size bytes, or -EINVAL. */
