@@ -24,23 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mmrs-util.h"
+
 #define MIB		(1UL << 20)
 #define ANON_LEN	(256 * MIB)
 #define MT_LEN		(64 * MIB)
 
 static long page_size;
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
 
 /* The anonymous paths: all C, all Rust, or one of the two decisions in Rust. */
 enum path { PATH_C, PATH_RUST, PATH_ORDER, PATH_FAULT, NR_PATHS };
@@ -70,14 +60,6 @@ static void set_mthp(unsigned long kb, const char *mode)
 		 "/sys/kernel/mm/transparent_hugepage/hugepages-%lukB/enabled", kb);
 	if (write_str(path, mode))
 		fprintf(stderr, "bench: cannot set %s to %s\n", path, mode);
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 static long minflt(void)

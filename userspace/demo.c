@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mmrs-util.h"
+
 #define MIB		(1UL << 20)
 #define TOUCH		(64 * MIB)
 #define KPF_COMPOUND_HEAD	15
@@ -27,18 +29,6 @@
 #define KPF_THP			22
 
 static long page_size;
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
 
 static int set_paths(int rust)
 {
@@ -83,14 +73,6 @@ static void get_mthp(const char *size_kb, char *mode, size_t len)
 		*close_br = 0;
 		snprintf(mode, len, "%s", open_br + 1);
 	}
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Pages of [p, p + len) in folios of at least 64K, from pagemap and kpageflags. */
@@ -152,10 +134,10 @@ static long anon_run(int rust, const char *label)
 		return -1;
 	}
 	getrusage(RUSAGE_SELF, &r0);
-	t0 = now();
+	t0 = now_ns() / 1e9;
 	for (i = 0; i < TOUCH; i += page_size)
 		p[i] = 1;
-	t1 = now();
+	t1 = now_ns() / 1e9;
 	getrusage(RUSAGE_SELF, &r1);
 	large = pages_in_large_folios(p, TOUCH, &mapped);
 	printf("  %-14s %-4s  %8ld faults  %5.1f%% in >=64K folios  %8.1f us/MiB\n",

@@ -28,6 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mmrs-util.h"
+
 #define IMG	"/bigtext.erofs"
 #define MNT	"/mnt/exec"
 #define SEED	"12345"
@@ -37,18 +39,6 @@ struct result {
 	double large_pct, amplification, ms;
 	long touched_kb, read_kb;
 };
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
 
 static void read_str(const char *path, char *buf, size_t len)
 {

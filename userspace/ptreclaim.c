@@ -30,23 +30,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mmrs-util.h"
+
 #define SZ_2M		(2UL << 20)
 #define RANGE		(50UL << 30)
 #define TARGET_KB	240
 
 static const char *const events[] = { "pt_reclaim_fast", "pt_reclaim_slow", "pt_reclaim_kept" };
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
 
 /* A "Key:   N kB" line of /proc/self/status, in kB; -1 if absent. */
 static long status_kb(const char *key)
@@ -80,14 +70,6 @@ static void vmstat_events(long *out)
 			if (!strcmp(name, events[i]))
 				out[i] = v;
 	fclose(f);
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 /* One run, in a child process; prints its line and returns VmPTE in kB. */
