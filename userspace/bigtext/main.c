@@ -9,6 +9,8 @@
  *   touched_kb	the text pages it executed;
  *   faulted_kb	the text pages mapped in its page tables;
  *   large_pct	the share of faulted text in folios of >= 64K;
+ *   exact_pct	the share in folios of exactly 64K (readahead that adds
+ *		orders would read larger ones);
  *   read_kb	the pages of its file in the page cache: what was read;
  *   ms		the time the calls took, faults included.
  */
@@ -79,7 +81,7 @@ int main(int argc, char **argv)
 	long permille = argc > 2 ? atol(argv[2]) : 250;
 	int random = argc > 3 && !strcmp(argv[3], "random");
 	uintptr_t start, end, a;
-	long npages, calls, i, touched = 0, faulted = 0, large = 0, read_pages;
+	long npages, calls, i, touched = 0, faulted = 0, large = 0, exact = 0, read_pages;
 	uint64_t last_head = 0, ent;
 	long last_n = 0;
 	unsigned char *hit;
@@ -135,6 +137,8 @@ int main(int argc, char **argv)
 		}
 		if (n * page_size >= LARGE_BYTES)
 			large++;
+		if (n * page_size == LARGE_BYTES)
+			exact++;
 	}
 
 	/* What was read of the file: its pages in the page cache. */
@@ -150,11 +154,12 @@ int main(int argc, char **argv)
 	}
 
 	printf("mmrs-data bigtext random=%d text_kb=%ld touched_kb=%ld faulted_kb=%ld "
-	       "large_pct=%.1f read_kb=%ld amplification=%.2f ms=%.1f\n",
+	       "large_pct=%.1f read_kb=%ld amplification=%.2f ms=%.1f exact_pct=%.1f\n",
 	       random, npages * page_size / 1024, touched * page_size / 1024,
 	       faulted * page_size / 1024, faulted ? 100.0 * large / faulted : 0.0,
 	       read_pages * page_size / 1024,
 	       touched ? (double)read_pages / touched : 0.0,
-	       (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6);
+	       (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6,
+	       faulted ? 100.0 * exact / faulted : 0.0);
 	return 0;
 }
