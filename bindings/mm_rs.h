@@ -173,8 +173,10 @@ struct mm_rs_pt_zap {
 	unsigned int live;	/* entries the zap left live in the table */
 	bool whole;		/* the zap covers the whole table */
 	bool relocked;		/* the PTE lock was dropped during the zap */
-	bool detached;		/* the fast path cleared the PMD: @pmdval */
+	bool detached;		/* the fast path cleared the PMD: the rest */
 	pmd_t pmdval;		/* what the PMD pointed to */
+	unsigned long pmd_addr;	/* the first address the table mapped */
+	struct mm_struct *mm;	/* whose table it was */
 };
 
 #ifdef CONFIG_MM_RS_PT_RECLAIM
@@ -225,6 +227,11 @@ enum mm_rs_pt_reclaim {
 
 /* KUnit only: the decision for @z when the pass ended at @addr. */
 int mm_rs_pt_zap_decide_test(const struct mm_rs_pt_zap *z, unsigned long addr);
+/*
+ * KUnit only: frees a stand-in detached table of @mm through @tlb, a gather
+ * of another mm; true if the free was refused, as it must be.
+ */
+bool mm_rs_pt_free_other_mm_test(struct mmu_gather *tlb, struct mm_struct *mm);
 #endif
 #else
 static inline void mm_rs_pt_zap_begin(struct mm_rs_pt_zap *z,
@@ -268,9 +275,16 @@ const vm_fault_t MM_RS_VM_FAULT_SIGBUS = VM_FAULT_SIGBUS;
 const rmap_t MM_RS_RMAP_EXCLUSIVE = RMAP_EXCLUSIVE;
 const int MM_RS_MM_ANONPAGES = MM_ANONPAGES;
 const unsigned int MM_RS_MMF_DISABLE_THP = MMF_DISABLE_THP;
+const unsigned int MM_RS_MMF_UNSTABLE = MMF_UNSTABLE;
 const unsigned int MM_RS_PMD_ORDER = PMD_SHIFT - PAGE_SHIFT;
 const size_t MM_RS_PTRS_PER_PTE = PTRS_PER_PTE;
 const unsigned long MM_RS_PMD_SIZE = PMD_SIZE;
+/*
+ * update_mmu_cache_range() is an empty inline on x86 and arm64 (their MMUs
+ * walk the page tables, and arm64 does its cache maintenance in set_ptes()),
+ * so Rust does not call out for it there.
+ */
+const bool MM_RS_UPDATE_MMU_CACHE_IS_NOP = IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64);
 #endif /* __BINDGEN__ */
 
 #endif /* _LINUX_MM_RS_H */

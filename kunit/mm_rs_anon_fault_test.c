@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mm_rs.h>
 #include <linux/mman.h>
@@ -16,7 +17,9 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
+#include <linux/swapops.h>
 #include <linux/uaccess.h>
+#include <linux/userfaultfd_k.h>
 #include <linux/vmstat.h>
 
 #include "internal.h"
@@ -529,11 +532,316 @@ static void race_same_blocks(struct kunit *test)
 	}
 }
 
+/*
+ * Behaviours of the install that the differential state tests do not reach:
+ * each case runs real faults on the C path and on the Rust path
+ * (handle_mm_fault() under the mmap lock, so the fault's own result is seen)
+ * and requires the same, stated outcome of both.
+ */
+
+/* One fault at @addr of the test mm: what handle_mm_fault() returned. */
+static vm_fault_t fault_at(struct mm_struct *mm, unsigned long addr, bool write)
+{
+	struct vm_area_struct *vma;
+	vm_fault_t ret = VM_FAULT_SIGSEGV;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma)
+		ret = handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0, NULL);
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/* Sets (@set) or clears @flags on the VMA of @addr. */
+static void vma_flags_at(struct kunit *test, unsigned long addr, vm_flags_t flags, bool set)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma) {
+		if (set)
+			vm_flags_set(vma, flags);
+		else
+			vm_flags_clear(vma, flags);
+	}
+	mmap_write_unlock(mm);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+}
+
+/*
+ * A fresh address whose PTE table exists and whose VMA has an anon_vma: a
+ * page elsewhere in the same table is written first (at order 0).
+ */
+static unsigned long fresh_addr_with_table(struct kunit *test)
+{
+	unsigned long addr = fresh_addr(test);
+
+	enable_only(test, 0);
+	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)(addr + 64 * PAGE_SIZE)), 0);
+	return addr;
+}
+
+/* Writes @pte at @addr of the test mm, under the PTE lock. */
+static void set_pte_of(struct kunit *test, unsigned long addr, pte_t pte)
+{
+	struct mm_struct *mm = current->mm;
+	spinlock_t *ptl;	/* the PTE table's lock */
+	pte_t *ptep;
+
+	mmap_read_lock(mm);
+	ptep = pte_offset_map_lock(mm, pmd_of(mm, addr), addr, &ptl);
+	if (ptep) {
+		set_pte_at(mm, addr, ptep, pte);
+		pte_unmap_unlock(ptep, ptl);
+	}
+	mmap_read_unlock(mm);
+	KUNIT_ASSERT_NOT_NULL(test, ptep);
+}
+
+/*
+ * A fault over a uffd-wp marker in a VMA registered for write protection
+ * keeps the protection: the new entry carries uffd-wp (and so is read-only),
+ * for a folio (write) and for the zero page (read).
+ */
+static void uffd_wp_marker_kept(struct kunit *test)
+{
+	int rust;
+
+	if (!IS_ENABLED(CONFIG_PTE_MARKER_UFFD_WP) || !VM_UFFD_WP) {
+		KUNIT_FAIL(test, "the kunitconfig must enable PTE_MARKER_UFFD_WP");
+		return;
+	}
+	for (rust = 0; rust <= 1; rust++) {
+		unsigned long addr = fresh_addr_with_table(test);
+		unsigned long raddr = addr + PAGE_SIZE;
+		struct mm_struct *mm = current->mm;
+		long anon0;
+		pte_t pte;
+
+		mm_rs_paths_all(rust);
+		vma_flags_at(test, addr, VM_UFFD_WP, true);
+		set_pte_of(test, addr, make_pte_marker(PTE_MARKER_UFFD_WP));
+		set_pte_of(test, raddr, make_pte_marker(PTE_MARKER_UFFD_WP));
+		anon0 = mm_rs_anon_pages(mm);
+
+		KUNIT_EXPECT_EQ_MSG(test, fault_at(mm, addr, true), 0, "rust %d", rust);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));
+		KUNIT_EXPECT_TRUE_MSG(test, pte_present(pte), "rust %d", rust);
+		KUNIT_EXPECT_TRUE_MSG(test, pte_uffd_wp(pte), "rust %d: folio lost uffd-wp", rust);
+		KUNIT_EXPECT_FALSE(test, pte_write(pte));
+		KUNIT_EXPECT_FALSE(test, is_zero_pfn(pte_pfn(pte)));
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), anon0 + 1);
+
+		KUNIT_EXPECT_EQ_MSG(test, fault_at(mm, raddr, false), 0, "rust %d", rust);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, raddr, &pte, 1));
+		KUNIT_EXPECT_TRUE(test, pte_present(pte));
+		KUNIT_EXPECT_TRUE(test, is_zero_pfn(pte_pfn(pte)));
+		KUNIT_EXPECT_TRUE_MSG(test, pte_uffd_wp(pte), "rust %d: zero page lost uffd-wp",
+				      rust);
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), anon0 + 1);
+
+		vma_flags_at(test, addr, VM_UFFD_WP, false);
+	}
+}
+
+/* How a fault is refused: the VMA flags set for it, or MMF_UNSTABLE. */
+enum refusal { REFUSE_UFFD_MISSING, REFUSE_UNSTABLE };
+
+/*
+ * One read and one write fault on each path, refused as @how says: each must
+ * return VM_FAULT_SIGBUS and map nothing, with MM_ANONPAGES and
+ * anon_fault_alloc unmoved.
+ */
+static void faults_refused(struct kunit *test, enum refusal how)
+{
+	int rust, write;
+
+	for (rust = 0; rust <= 1; rust++) {
+		for (write = 0; write <= 1; write++) {
+			unsigned long addr = fresh_addr_with_table(test);
+			struct mm_struct *mm = current->mm;
+			unsigned long alloc0 = mm_rs_sum_mthp(0, MTHP_STAT_ANON_FAULT_ALLOC);
+			long anon0 = mm_rs_anon_pages(mm);
+			vm_fault_t ret;
+			pte_t pte;
+
+			mm_rs_paths_all(rust);
+			if (how == REFUSE_UFFD_MISSING)
+				vma_flags_at(test, addr, VM_UFFD_MISSING, true);
+			else
+				set_bit(MMF_UNSTABLE, &mm->flags);
+			ret = fault_at(mm, addr, write);
+			if (how == REFUSE_UFFD_MISSING)
+				vma_flags_at(test, addr, VM_UFFD_MISSING, false);
+			else
+				clear_bit(MMF_UNSTABLE, &mm->flags);
+
+			KUNIT_EXPECT_EQ_MSG(test, ret, VM_FAULT_SIGBUS, "rust %d write %d",
+					    rust, write);
+			KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));
+			KUNIT_EXPECT_TRUE_MSG(test, pte_none(pte), "rust %d write %d: mapped",
+					      rust, write);
+			KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), anon0);
+			KUNIT_EXPECT_EQ(test, mm_rs_sum_mthp(0, MTHP_STAT_ANON_FAULT_ALLOC),
+					alloc0);
+		}
+	}
+}
+
+/*
+ * A VMA registered with userfaultfd for missing pages: the fault is handed
+ * to userfaultfd, with nothing mapped and no counter moved. The test VMA has
+ * no userfaultfd context, so handle_userfault() answers VM_FAULT_SIGBUS; a
+ * path that maps instead returns 0.
+ */
+static void uffd_missing_handed_over(struct kunit *test)
+{
+	faults_refused(test, REFUSE_UFFD_MISSING);
+}
+
+/*
+ * An mm the OOM reaper has marked unstable (MMF_UNSTABLE): the fault gets
+ * VM_FAULT_SIGBUS and maps nothing, as check_stable_address_space() decides.
+ */
+static void unstable_mm_sigbus(struct kunit *test)
+{
+	faults_refused(test, REFUSE_UNSTABLE);
+}
+
+/*
+ * Calls the Rust install directly with a new, charged, zeroed folio of
+ * @order for a write fault at @addr, keeping a reference of our own to see
+ * the folio released; returns what the install returned and the folio's
+ * reference and map counts after it.
+ */
+static vm_fault_t install_direct(struct kunit *test, unsigned long addr, int order,
+				 int *refs, int *maps)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct folio *folio = NULL;
+	vm_fault_t ret;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma)
+		folio = vma_alloc_folio(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, order, vma,
+					ALIGN_DOWN(addr, PAGE_SIZE << order), true);
+	if (!folio || mem_cgroup_charge(folio, mm, GFP_KERNEL)) {
+		mmap_read_unlock(mm);
+		if (folio)
+			folio_put(folio);
+		KUNIT_FAIL(test, "no order-%d folio to install", order);
+		return VM_FAULT_OOM;
+	}
+	folio_get(folio);
+	{
+		struct vm_fault vmf = {
+			.vma = vma,
+			.address = addr,
+			.real_address = addr,
+			.pgoff = linear_page_index(vma, addr),
+			.gfp_mask = GFP_KERNEL,
+			.flags = FAULT_FLAG_WRITE,
+			.pmd = pmd_of(mm, addr),
+		};
+
+		ret = mm_rs_anon_folio_install(&vmf, folio);
+	}
+	mmap_read_unlock(mm);
+	*refs = folio_ref_count(folio);
+	*maps = folio_mapcount(folio);
+	folio_put(folio);
+	return ret;
+}
+
+/*
+ * The install refuses a VMA without an anon_vma (C's rmap would BUG): the
+ * fault gets VM_FAULT_SIGBUS, nothing is mapped, the folio is released.
+ */
+static void install_refuses_no_anon_vma(struct kunit *test)
+{
+	unsigned long addr = fresh_addr_with_table(test);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct anon_vma *saved;
+	int refs, maps;
+	vm_fault_t ret;
+	pte_t pte;
+
+	/* Hide the anon_vma the first write set up; no other thread uses this mm. */
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, addr);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	saved = vma->anon_vma;
+	vma->anon_vma = NULL;
+	mmap_write_unlock(mm);
+
+	ret = install_direct(test, addr, 0, &refs, &maps);
+
+	mmap_write_lock(mm);
+	vma->anon_vma = saved;
+	mmap_write_unlock(mm);
+
+	KUNIT_EXPECT_EQ(test, ret, VM_FAULT_SIGBUS);
+	KUNIT_EXPECT_EQ(test, refs, 1);
+	KUNIT_EXPECT_EQ(test, maps, 0);
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));
+	KUNIT_EXPECT_TRUE(test, pte_none(pte));
+}
+
+/*
+ * The install refuses a folio whose aligned block does not lie in the VMA:
+ * an order-4 folio in an 8-page VMA maps nothing, inside the VMA or out.
+ */
+static void install_refuses_block_outside_vma(struct kunit *test)
+{
+	const int order = 4, nr = 1 << order;
+	unsigned long base = mm_rs_map_anon(test, 8 * PAGE_SIZE);
+	struct mm_struct *mm = current->mm;
+	unsigned long addr = base + 4 * PAGE_SIZE;
+	unsigned long start = ALIGN_DOWN(addr, PAGE_SIZE << order);
+	pte_t ptes[1 << 4], before[1 << 4];
+	int refs, maps, i;
+	vm_fault_t ret;
+
+	KUNIT_ASSERT_NE(test, base, 0);
+	/*
+	 * The table and the anon_vma, from one page at order 0, zapped again
+	 * (a zap of part of a table keeps it): every entry of the block is
+	 * then none, so only the VMA check can refuse it.
+	 */
+	enable_only(test, 0);
+	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)base), 0);
+	mmap_read_lock(mm);
+	zap_page_range_single(vma_lookup(mm, base), base, PAGE_SIZE, NULL);
+	mmap_read_unlock(mm);
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, before, nr));
+	for (i = 0; i < nr; i++)
+		KUNIT_ASSERT_TRUE(test, pte_none(before[i]));
+
+	ret = install_direct(test, addr, order, &refs, &maps);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, refs, 1);
+	KUNIT_EXPECT_EQ(test, maps, 0);
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, ptes, nr));
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, pte_same(ptes[i], before[i]), "entry %d changed", i);
+}
+
 static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(fault_state_each_order),
 	KUNIT_CASE(zero_page_then_write),
 	KUNIT_CASE(data_and_neighbours),
 	KUNIT_CASE(install_race_lost),
+	KUNIT_CASE(uffd_wp_marker_kept),
+	KUNIT_CASE(uffd_missing_handed_over),
+	KUNIT_CASE(unstable_mm_sigbus),
+	KUNIT_CASE(install_refuses_no_anon_vma),
+	KUNIT_CASE(install_refuses_block_outside_vma),
 	KUNIT_CASE_SLOW(race_same_blocks),
 	{}
 };

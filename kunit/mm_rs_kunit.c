@@ -103,7 +103,8 @@ unsigned long mm_rs_sum_mthp(int order, enum mthp_stat_item item)
 
 void mm_rs_poison_free_pages(int order)
 {
-	struct page *page = alloc_pages(GFP_KERNEL, order);
+	/* Movable, as user folios are: the same free lists they come from. */
+	struct page *page = alloc_pages(GFP_HIGHUSER_MOVABLE, order);
 
 	if (!page)
 		return;

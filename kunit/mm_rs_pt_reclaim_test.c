@@ -17,6 +17,7 @@
 #include <linux/swapops.h>
 #include <linux/uaccess.h>
 #include <linux/vmstat.h>
+#include <asm/tlb.h>
 
 #include "internal.h"
 #include "mm_rs_kunit.h"
@@ -609,10 +610,30 @@ static void concurrent_fault_gup_dontneed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(ctx.mm), GUARD_LEN >> PAGE_SHIFT);
 }
 
+/*
+ * A detached table records its mm: freeing it through a gather of another
+ * mm (whose counters and TLB flush would be the wrong ones) is refused.
+ */
+static void detached_free_other_mm_refused(struct kunit *test)
+{
+	unsigned long addr = mm_rs_map_anon(test, PAGE_SIZE);
+	struct mmu_gather tlb;
+	bool refused;
+
+	/* The mapping attaches the test mm, whose gather this is. */
+	KUNIT_ASSERT_NE(test, addr, 0);
+	KUNIT_ASSERT_PTR_NE(test, current->mm, &init_mm);
+	tlb_gather_mmu(&tlb, current->mm);
+	refused = mm_rs_pt_free_other_mm_test(&tlb, &init_mm);
+	tlb_finish_mmu(&tlb);
+	KUNIT_EXPECT_TRUE(test, refused);
+}
+
 static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(decide_each_state),
 	KUNIT_CASE(begin_whole_and_resume),
 	KUNIT_CASE(count_live_entries),
+	KUNIT_CASE(detached_free_other_mm_refused),
 	KUNIT_CASE(dontneed_frees_whole_table),
 	KUNIT_CASE(switch_off_keeps_table),
 	KUNIT_CASE(uffd_armed_vma_keeps_tables),

@@ -3,7 +3,8 @@
 #
 # The lints CI runs: rustfmt --check on our Rust, clippy (the kernel's
 # CLIPPY=1 build) on the mm-rs crate and the kernel crate with our
-# abstractions, and checkpatch on our C and on patches/.
+# abstractions, checkpatch on our C and on patches/, and the compile-fail
+# checks of the abstractions (scripts/compile-fail.sh).
 # Any finding in mm-rs's own files fails; findings in the base tree do not.
 set -uo pipefail
 
@@ -30,8 +31,13 @@ echo "lint: checkpatch (${#cs[@]} C files, $(ls patches/*.patch | wc -l) patches
 # mm/Kconfig.mm_rs; FILE_PATH_CHANGES asks about MAINTAINERS, which a series
 # carried out of tree has no entry in.
 cp_args=(--no-tree --quiet --show-types --strict)
+# rust/helpers/mm_rs.c spells always_inline as an attribute: the kernel's
+# __always_inline also says "inline", which in C would give the helpers no
+# external definition when they are not inlined (CONFIG_RUST_INLINE_HELPERS=n).
 for f in "${cs[@]}"; do
-	(cd "$T" && perl scripts/checkpatch.pl "${cp_args[@]}" --ignore SPDX_LICENSE_TAG -f "$REPO/$f") || rc=1
+	ign=SPDX_LICENSE_TAG
+	[ "$f" = rust/helpers/mm_rs.c ] && ign=$ign,PREFER_DEFINED_ATTRIBUTE_MACRO
+	(cd "$T" && perl scripts/checkpatch.pl "${cp_args[@]}" --ignore "$ign" -f "$REPO/$f") || rc=1
 done
 for p in patches/*.patch; do
 	(cd "$T" && perl scripts/checkpatch.pl "${cp_args[@]}" \
@@ -60,6 +66,24 @@ if grep -B2 -A12 -E '^(warning|error)' "$log" | grep -qE -- '--> .*(mm/mm_rs/|ru
 	echo "lint: clippy/rustc warnings in mm-rs code (full log: ${log#$REPO/})" >&2
 	rc=1
 fi
+
+# The fault and reclaim paths never panic: no panic path may be left in the
+# crate's object (an overflow check or an index the compiler could not prove
+# in bounds leaves a call to core::panicking).
+if [ -f "$L/mm/mm_rs/mm_rs.o" ]; then
+	if llvm-nm$MM_RS_LLVM --undefined-only "$L/mm/mm_rs/mm_rs.o" | grep -q panicking; then
+		echo "lint: mm/mm_rs/mm_rs.o can panic: it calls" >&2
+		llvm-nm$MM_RS_LLVM --undefined-only "$L/mm/mm_rs/mm_rs.o" | grep panicking >&2
+		rc=1
+	else
+		echo "lint: mm/mm_rs/mm_rs.o has no panic path"
+	fi
+fi
+
+# The misuses of rust/kernel/mm that must not compile, against the kernel
+# crate just built (kunit/compile_fail/).
+echo "lint: compile-fail checks of rust/kernel/mm"
+"$REPO/scripts/compile-fail.sh" "$L" || rc=1
 
 [ $rc = 0 ] && echo "lint: ok" || echo "lint: FAILED" >&2
 exit $rc

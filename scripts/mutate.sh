@@ -42,6 +42,9 @@ PY
 		killed=$((killed+1))
 	fi
 	mv "$file.orig" "$file"
+	# A new timestamp: the copy is older than the mutated build, which make
+	# would otherwise keep, carrying this mutation into the next run.
+	touch "$file"
 done < scripts/mutations.txt
 echo "mutate: $killed killed, $survived survived"
 [ $survived = 0 ]

@@ -82,7 +82,10 @@ if [ ! -d "$T" ]; then
 fi
 
 kver=$(make -s -C "$T" kernelversion)
-echo "linux-source-6.12 $pkgver (Linux $kver)" > "$B/BASE"
+{
+	echo "linux-source-6.12 $pkgver (Linux $kver)"
+	echo "toolchain: $(/usr/bin/rustc --version) ($(/usr/bin/rustc --version --verbose | awk '/^LLVM version/ {print "LLVM " $3}')), $(clang-22 --version 2>/dev/null | head -n1)"
+} > "$B/BASE"
 echo "-mm-rs" > "$T/localversion-mm-rs"
 
 for p in "${patches[@]}"; do

@@ -13,7 +13,7 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 note() { echo "setup: $*"; }
 
 PKGS=(linux-source-6.12 rustc-web rust-web-src rust-web-clippy rustfmt-web
-      clang lld llvm libclang-dev qemu-system-x86 qemu-system-arm
+      clang-22 lld-22 llvm-22 libclang-22-dev qemu-system-x86 qemu-system-arm
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross flex bison bc libelf-dev
       libssl-dev cpio xz-utils python3 rsync kmod patch make gcc erofs-utils)
 
@@ -59,10 +59,19 @@ bv=$(bindgen --version | awk '{print $2}')
 vercmp_ge "$bv" 0.65.1 || die "bindgen $bv is older than 0.65.1, the minimum for Linux 6.12"
 
 command -v aarch64-linux-gnu-gcc >/dev/null || die "no aarch64-linux-gnu-gcc; install gcc-aarch64-linux-gnu"
-command -v ld.lld >/dev/null || die "no ld.lld; install lld"
+# The kernel's C: clang-22 of LLVM 22, the LLVM rustc-web is built on (scripts/env.sh).
+command -v clang-22 >/dev/null || die "no clang-22; install clang-22 (Debian 12: bookworm-security)"
+command -v ld.lld-22 >/dev/null || die "no ld.lld-22; install lld-22"
+command -v llvm-link-22 >/dev/null || die "no llvm-link-22; install llvm-22"
+[ -e /usr/lib/llvm-22/lib/libclang.so ] || [ -e /usr/lib/llvm-22/lib/libclang-22.so ] \
+	|| die "no libclang of LLVM 22 for bindgen; install libclang-22-dev"
+rllvm=$("$KERNEL_RUSTC" --version --verbose | awk '/^LLVM version/ {print $3}')
+cllvm=$(clang-22 --version | sed -n 's/.*clang version \([0-9.]*\).*/\1/p' | head -n1)
+[ "${rllvm%%.*}" = "${cllvm%%.*}" ] \
+	|| die "rustc is built on LLVM $rllvm but clang-22 is $cllvm: helper inlining needs one LLVM major version"
 command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64; install qemu-system-x86"
 command -v qemu-system-aarch64 >/dev/null || die "no qemu-system-aarch64; install qemu-system-arm"
 command -v mkfs.erofs >/dev/null || die "no mkfs.erofs; install erofs-utils"
 [ -f /usr/src/linux-source-6.12.tar.xz ] || die "no /usr/src/linux-source-6.12.tar.xz; install linux-source-6.12"
 
-note "ok: rustc $rv ($KERNEL_RUSTC), bindgen $bv, $(clang --version | head -n1), $(qemu-system-x86_64 --version | head -n1)"
+note "ok: rustc $rv ($KERNEL_RUSTC, LLVM $rllvm), bindgen $bv, clang $cllvm (clang-22), $(qemu-system-x86_64 --version | head -n1)"

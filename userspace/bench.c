@@ -6,9 +6,10 @@
  * "mmrs-data bench ..." line for scripts/bench.py, and readably.
  *
  *   bench anon ROUNDS	touch 256 MiB one byte a page, order 0 and 16K, 32K,
- *			64K mTHP, C path and Rust path, ROUNDS rounds
- *			interleaved: faults (getrusage minflt), guest ns per
- *			MiB and per fault
+ *			64K mTHP; C path, Rust path, and each decision alone
+ *			in Rust; ROUNDS rounds interleaved: faults (getrusage
+ *			minflt), guest ns per MiB and per fault. Booted with
+ *			one vCPU, so guest time is this loop's alone.
  *   bench mt ROUNDS	2 and 4 threads each touching 64 MiB of their own
  *			at order 0, C and Rust: aggregate faults per second
  */
@@ -112,9 +113,6 @@ static int anon(int rounds)
 				char *p;
 				double ns;
 
-				/* Where the cost is: each decision alone, at order 0 and 64K. */
-				if (path >= PATH_ORDER && kb != 0 && kb != 64)
-					continue;
 				if (set_path(path))
 					return 1;
 				set_mthp(16, kb == 16 ? "always" : "never");

@@ -13,29 +13,35 @@
 //! instantiates it with the page allocator and the memcg.
 
 use super::order::{anon_folio_orders, anon_folio_pte_none_orders};
+use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::error::code::EAGAIN;
 use kernel::mm::{
     fault::VmFault,
-    folio::{Folio, Gfp},
+    folio::{ChargedFolio, Gfp, NewAnonFolio, NewFolio},
     order::{align_down, OrderSet},
     thp::{count_mthp_stat, vma_thp_gfp_mask, AnonThpKnobs, MthpStat},
-    virt::{MmRef, VmaRef},
+    virt::VmaRef,
+    Mm,
 };
 
 /// Where the fallback walk gets its folios from.
 pub(crate) trait FolioSource {
-    /// A folio of some order.
+    /// A folio of some order, just allocated.
     type Folio;
+    /// A folio charged to its memory cgroup.
+    type Charged;
+    /// A folio ready for mapping.
+    type Ready;
 
     /// Allocates a folio of `order`, or [`None`].
     fn alloc(&mut self, order: u32) -> Option<Self::Folio>;
 
-    /// Charges `folio` to its memory cgroup; `false` if the charge failed.
-    fn charge(&mut self, folio: &Self::Folio) -> bool;
+    /// Charges `folio` to its memory cgroup; [`None`] (the folio released) if the charge failed.
+    fn charge(&mut self, folio: Self::Folio) -> Option<Self::Charged>;
 
     /// Readies a charged folio for mapping.
-    fn prepare(&mut self, folio: &Self::Folio);
+    fn prepare(&mut self, folio: Self::Charged) -> Self::Ready;
 }
 
 /// Tries `orders` from the highest down until a folio is allocated and charged, counting each
@@ -44,15 +50,13 @@ pub(crate) fn alloc_walk<S: FolioSource>(
     src: &mut S,
     orders: OrderSet,
     mut count: impl FnMut(u32, MthpStat),
-) -> Option<S::Folio> {
+) -> Option<S::Ready> {
     for order in orders.iter_desc() {
         if let Some(folio) = src.alloc(order) {
-            if src.charge(&folio) {
-                src.prepare(&folio);
-                return Some(folio);
+            if let Some(folio) = src.charge(folio) {
+                return Some(src.prepare(folio));
             }
             count(order, MthpStat::AnonFaultFallbackCharge);
-            drop(folio);
         }
         count(order, MthpStat::AnonFaultFallback);
     }
@@ -62,34 +66,36 @@ pub(crate) fn alloc_walk<S: FolioSource>(
 /// The page allocator and the memcg, for a fault at `addr` in `vma`.
 struct FaultFolios<'a> {
     vma: &'a VmaRef,
-    mm: &'a MmRef,
+    mm: &'a Mm,
     gfp: Gfp,
     addr: usize,
 }
 
 impl FolioSource for FaultFolios<'_> {
-    type Folio = Folio;
+    type Folio = NewFolio;
+    type Charged = ChargedFolio;
+    type Ready = NewAnonFolio;
 
-    fn alloc(&mut self, order: u32) -> Option<Folio> {
+    fn alloc(&mut self, order: u32) -> Option<NewFolio> {
         let start = align_down(self.addr, order)?;
-        Folio::vma_alloc(self.gfp, order, self.vma, start)
+        NewFolio::vma_alloc(self.gfp, order, self.vma, start)
     }
 
-    fn charge(&mut self, folio: &Folio) -> bool {
-        folio.mem_cgroup_charge(self.mm, self.gfp).is_ok()
+    fn charge(&mut self, folio: NewFolio) -> Option<ChargedFolio> {
+        folio.mem_cgroup_charge(self.mm, self.gfp).ok()
     }
 
-    fn prepare(&mut self, folio: &Folio) {
+    fn prepare(&mut self, folio: ChargedFolio) -> NewAnonFolio {
         folio.throttle_swaprate(self.gfp);
         // The faulting subpage is zeroed last, so it is cache-hot.
-        folio.zero_user(self.addr);
+        folio.zero_user(self.addr)
     }
 }
 
 /// What [`alloc_anon_folio`] found.
 pub(crate) enum AnonFolio {
     /// A charged, zeroed folio of a large order.
-    Large(Folio),
+    Large(NewAnonFolio),
     /// No large order could be used: fall back to an order-0 folio.
     Fallback,
     /// The PTE table went away under us: retry the fault.
@@ -98,11 +104,25 @@ pub(crate) enum AnonFolio {
 
 /// Allocates the large folio for an anonymous fault, as C's `alloc_anon_folio()` up to its
 /// `fallback:` label.
-pub(crate) fn alloc_anon_folio(vmf: &VmFault) -> AnonFolio {
+///
+/// The common case, no mTHP size enabled at all, is decided inline from the knobs alone, as C's
+/// inline `thp_vma_allowable_orders()` decides it; the rest is out of line.
+#[inline]
+pub(crate) fn alloc_anon_folio(vmf: &VmFault<'_>) -> AnonFolio {
+    let knobs = AnonThpKnobs::read();
+    if knobs.always.or(knobs.madvise).or(knobs.inherit).is_empty() {
+        return AnonFolio::Fallback;
+    }
+    alloc_anon_folio_large(vmf, &knobs)
+}
+
+/// [`alloc_anon_folio`] once some mTHP size is enabled.
+#[inline(never)]
+fn alloc_anon_folio_large(vmf: &VmFault<'_>, knobs: &AnonThpKnobs) -> AnonFolio {
     let vma = vmf.vma();
     let addr = vmf.address();
 
-    let orders = anon_folio_orders(vma, &AnonThpKnobs::read(), addr);
+    let orders = anon_folio_orders(vma, knobs, addr);
     if orders.is_empty() {
         return AnonFolio::Fallback;
     }
@@ -115,13 +135,9 @@ pub(crate) fn alloc_anon_folio(vmf: &VmFault) -> AnonFolio {
     if orders.is_empty() {
         return AnonFolio::Fallback;
     }
-    let Some(mm) = vma.mm() else {
-        return AnonFolio::Fallback;
-    };
-
     let mut src = FaultFolios {
         vma,
-        mm,
+        mm: vma.mm(),
         gfp: vma_thp_gfp_mask(vma),
         addr,
     };
@@ -142,9 +158,12 @@ pub(crate) fn alloc_anon_folio(vmf: &VmFault) -> AnonFolio {
 pub unsafe extern "C" fn mm_rs_alloc_anon_folio(
     vmf: *mut bindings::vm_fault,
 ) -> *mut bindings::folio {
+    let Some(vmf) = NonNull::new(vmf) else {
+        return core::ptr::null_mut();
+    };
     // SAFETY: Guaranteed by the caller.
     let vmf = unsafe { VmFault::from_raw(vmf) };
-    match alloc_anon_folio(vmf) {
+    match alloc_anon_folio(&vmf) {
         AnonFolio::Large(folio) => folio.into_raw(),
         AnonFolio::Fallback => core::ptr::null_mut(),
         AnonFolio::Retry => EAGAIN.to_ptr(),
@@ -163,16 +182,20 @@ struct ScriptedFolios {
 #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
 impl FolioSource for ScriptedFolios {
     type Folio = u32;
+    type Charged = u32;
+    type Ready = u32;
 
     fn alloc(&mut self, order: u32) -> Option<u32> {
         (!self.alloc_fails.contains(order)).then_some(order)
     }
 
-    fn charge(&mut self, order: &u32) -> bool {
-        !self.charge_fails.contains(*order)
+    fn charge(&mut self, order: u32) -> Option<u32> {
+        (!self.charge_fails.contains(order)).then_some(order)
     }
 
-    fn prepare(&mut self, _order: &u32) {}
+    fn prepare(&mut self, order: u32) -> u32 {
+        order
+    }
 }
 
 /// KUnit entry: runs [`alloc_walk`] over `orders` with the allocation failing for the orders in

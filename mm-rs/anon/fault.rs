@@ -10,118 +10,68 @@
 //!
 //! Lock order, as in C: the mmap or VMA read lock (held by the caller), then the PTE lock.
 
+use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::mm::{
     fault::{VmFault, VmFaultResult},
-    folio::Folio,
-    order::align_down,
-    pgtable::Pte,
-    virt::flags,
+    folio::NewAnonFolio,
+    pgtable::AnonFolioPte,
 };
-
-#[cfg(CONFIG_TRANSPARENT_HUGEPAGE)]
-use kernel::mm::thp::{count_mthp_stat, MthpStat};
-
-/// The entry bits for a new anonymous mapping, as C's `do_anonymous_page()` chooses them:
-/// young, writable and dirty in a writable VMA, and uffd-wp if the fault replaces a uffd-wp
-/// marker.
-fn anon_pte_bits(pte: Pte, vmf: &VmFault, uffd_wp: bool) -> Pte {
-    let vma = vmf.vma();
-    let mut pte = pte.sw_mkyoung();
-    if vma.flags() & flags::WRITE != 0 {
-        pte = pte.mkwrite_dirty(vma);
-    }
-    if uffd_wp {
-        pte = pte.mkuffd_wp();
-    }
-    pte
-}
 
 /// Maps `folio` for the anonymous write fault `vmf`, as C's `do_anonymous_page()` after
 /// `alloc_anon_folio()`.
-pub(crate) fn anon_folio_install(vmf: &VmFault, folio: Folio) -> VmFaultResult {
-    let vma = vmf.vma();
-    let Some(mm) = vma.mm() else {
+pub(crate) fn anon_folio_install(mut vmf: VmFault<'_>, folio: NewAnonFolio) -> VmFaultResult {
+    // Up to date, and its entry built, before the lock, as in C.
+    let Ok(folio) = AnonFolioPte::new(&vmf, folio) else {
+        // No anon_vma: the caller did not prepare the fault. Refuse; the folio is put.
         return bindings::MM_RS_VM_FAULT_SIGBUS;
     };
-    let nr = folio.nr_pages();
-    let order = folio.order();
-    // The folio is naturally aligned around the fault; its order came from a check that the
-    // block fits in the VMA.
-    let Some(addr) = align_down(vmf.address(), order) else {
+    let Some(mut pte) = vmf.lock_pte_block(folio.order()) else {
+        // The page table changed under us (or the block is not the VMA's, which the order
+        // decision never picks): release the folio and retry.
         return 0;
     };
-
-    // Its write barrier orders the zeroing before the entries become visible.
-    folio.mark_uptodate();
-
-    let Some(mut ptl) = vmf.lock_pte_table(addr) else {
-        // The page table changed under us: release the folio and retry.
-        return 0;
-    };
-    let vacant = if nr == 1 {
-        ptl.vacant_single(vmf.orig_pte())
-    } else {
-        ptl.vacant_range(nr)
-    };
-    let Some(vacant) = vacant else {
-        // Another thread mapped something here first. Nothing was changed; the folio is
-        // released (dropped after the guard) and the access retried.
-        if nr == 1 {
-            ptl.update_mmu_tlb();
-        } else {
-            ptl.update_mmu_tlb_range(nr);
+    let vacant = match pte.vacant_folio(folio) {
+        Ok(vacant) => vacant,
+        Err(_folio) => {
+            // Another thread mapped something here first. Nothing was changed; the folio is
+            // released and the access retried.
+            pte.update_mmu_tlb();
+            return 0;
         }
-        return 0;
     };
-
-    if let Err(ret) = mm.check_stable_address_space() {
+    if let Err(ret) = vacant.vma().mm().check_stable_address_space() {
         return ret;
     }
-    if vma.userfaultfd_missing() {
-        // Deliver the fault to user space; checked under the PTE lock, handled without it.
-        drop(ptl);
-        drop(folio);
+    if vacant.vma().userfaultfd_missing() {
+        // Deliver the fault to user space: checked under the PTE lock, handled without it,
+        // the folio released.
+        drop(vacant);
+        drop(pte);
         return vmf.handle_userfault_missing();
     }
-
-    let uffd_wp = vmf.orig_pte_uffd_wp();
-    let folio = folio.into_mapping();
-    mm.add_anon_pages(nr);
-    #[cfg(CONFIG_TRANSPARENT_HUGEPAGE)]
-    count_mthp_stat(order, MthpStat::AnonFaultAlloc);
-    let folio = folio.add_new_anon_rmap(vma, addr);
-    folio.add_lru_vma(vma);
-    match vacant.map_folio(vmf, folio, |pte| anon_pte_bits(pte, vmf, uffd_wp)) {
-        Ok(()) => 0,
-        // Cannot happen: the entries checked were the folio's. The folio is put on return.
-        Err(_folio) => bindings::MM_RS_VM_FAULT_SIGBUS,
-    }
+    vacant.install();
+    0
 }
 
-/// Maps the shared zero page for the anonymous read fault `vmf`, as C's
-/// `do_anonymous_page()` does for reads.
-pub(crate) fn anon_zero_page_install(vmf: &VmFault) -> VmFaultResult {
-    let vma = vmf.vma();
-    let Some(mm) = vma.mm() else {
-        return bindings::MM_RS_VM_FAULT_SIGBUS;
-    };
-    let Some(mut ptl) = vmf.lock_pte_table(vmf.address()) else {
+/// Maps the shared zero page for the anonymous read fault `vmf`, as C's `do_anonymous_page()`
+/// does for reads.
+pub(crate) fn anon_zero_page_install(mut vmf: VmFault<'_>) -> VmFaultResult {
+    let Some(mut pte) = vmf.lock_pte_block(0) else {
         return 0;
     };
-    let Some(vacant) = ptl.vacant_single(vmf.orig_pte()) else {
-        ptl.update_mmu_tlb();
+    let Some(vacant) = pte.vacant_zero_page() else {
+        pte.update_mmu_tlb();
         return 0;
     };
-    if let Err(ret) = mm.check_stable_address_space() {
+    if let Err(ret) = vacant.vma().mm().check_stable_address_space() {
         return ret;
     }
-    if vma.userfaultfd_missing() {
-        drop(ptl);
+    if vacant.vma().userfaultfd_missing() {
+        drop(pte);
         return vmf.handle_userfault_missing();
     }
-    let uffd_wp = vmf.orig_pte_uffd_wp();
-    vacant.map_zero_page(vmf, |pte| if uffd_wp { pte.mkuffd_wp() } else { pte });
+    vacant.install();
     0
 }
 
@@ -131,17 +81,21 @@ pub(crate) fn anon_zero_page_install(vmf: &VmFault) -> VmFaultResult {
 ///
 /// `vmf` must be an anonymous write fault being handled in `do_anonymous_page()` after
 /// `vmf_anon_prepare()`, with its PTE table allocated; `folio` must be the new, charged, zeroed
-/// folio `alloc_anon_folio()` returned for it, whose one reference the caller gives up.
+/// folio `alloc_anon_folio()` returned for it, whose one reference the caller gives up. The
+/// caller returns what this returns and uses neither afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mm_rs_anon_folio_install(
     vmf: *mut bindings::vm_fault,
     folio: *mut bindings::folio,
 ) -> bindings::vm_fault_t {
-    // SAFETY: Guaranteed by the caller: the reference passes to the `Folio`.
-    let Some(folio) = (unsafe { Folio::from_raw(folio) }) else {
+    // SAFETY: Guaranteed by the caller: the reference passes to the `NewAnonFolio`.
+    let Some(folio) = (unsafe { NewAnonFolio::from_raw(folio) }) else {
         return bindings::MM_RS_VM_FAULT_OOM;
     };
-    // SAFETY: Guaranteed by the caller.
+    let Some(vmf) = NonNull::new(vmf) else {
+        return bindings::MM_RS_VM_FAULT_SIGBUS;
+    };
+    // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
     let vmf = unsafe { VmFault::from_raw(vmf) };
     anon_folio_install(vmf, folio)
 }
@@ -156,7 +110,10 @@ pub unsafe extern "C" fn mm_rs_anon_folio_install(
 pub unsafe extern "C" fn mm_rs_anon_zero_page_install(
     vmf: *mut bindings::vm_fault,
 ) -> bindings::vm_fault_t {
-    // SAFETY: Guaranteed by the caller.
+    let Some(vmf) = NonNull::new(vmf) else {
+        return bindings::MM_RS_VM_FAULT_SIGBUS;
+    };
+    // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
     let vmf = unsafe { VmFault::from_raw(vmf) };
     anon_zero_page_install(vmf)
 }

@@ -48,12 +48,9 @@ pub(crate) fn thp_vma_allowable_orders(
         return OrderSet::EMPTY;
     }
 
-    // __thp_vma_allowable_orders() for an anonymous VMA in a page fault.
-    let Some(mm) = vma.mm() else {
-        // vdso
-        return OrderSet::EMPTY;
-    };
-    if knobs.disabled_by_hw || vm_flags & flags::NOHUGEPAGE != 0 || mm.thp_disabled() {
+    // __thp_vma_allowable_orders() for an anonymous VMA in a page fault. Its `!vma->vm_mm`
+    // (vdso) case cannot arise: a fault's VMA belongs to a user mm (`VmaRef` invariants).
+    if knobs.disabled_by_hw || vm_flags & flags::NOHUGEPAGE != 0 || vma.mm().thp_disabled() {
         return OrderSet::EMPTY;
     }
     if vma.is_dax() {

@@ -40,7 +40,7 @@ pub(crate) struct ExecFault {
 
 /// `index` aligned up to `n` (a power of two), saturating at the highest aligned index.
 fn align_up_sat(index: usize, n: usize) -> usize {
-    let mask = n - 1;
+    let mask = n.saturating_sub(1);
     match index.checked_add(mask) {
         Some(v) => v & !mask,
         None => usize::MAX & !mask,
@@ -64,7 +64,7 @@ pub(crate) fn exec_ra_window(fault: &ExecFault, order: u32) -> Option<ExecWindow
         return None;
     }
 
-    let start = (fault.pgoff & !(n - 1)).max(fault.vm_pgoff);
+    let start = (fault.pgoff & !n.checked_sub(1)?).max(fault.vm_pgoff);
     let ra_pages = usize::try_from(fault.ra_pages).unwrap_or(usize::MAX);
     let end = align_up_sat(start.saturating_add(ra_pages), n)
         .min(vm_end)
@@ -72,7 +72,7 @@ pub(crate) fn exec_ra_window(fault: &ExecFault, order: u32) -> Option<ExecWindow
     if end <= fault.pgoff {
         return None;
     }
-    let size = u32::try_from(end - start).ok()?;
+    let size = u32::try_from(end.checked_sub(start)?).ok()?;
     Some(ExecWindow { start, size, order })
 }
 

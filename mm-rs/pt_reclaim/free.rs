@@ -20,32 +20,43 @@ use kernel::bindings;
 use kernel::mm::{
     pgtable::PteRangeLocked,
     pmd::{DetachedPteTable, MmuGather, PmdRef, PteLockHeld},
-    virt::MmRef,
     vmstat::{count_vm_event, VmEvent},
+    Mm,
 };
 
 /// The end of a pass with the PTE lock held: detaches the table on the fast path if it may go.
-fn zap_locked(zap: &mut TableZap<'_>, pmd: &PmdRef<'_>, held: &PteLockHeld<'_>, addr: usize) {
+fn zap_locked(zap: &mut TableZap<'_>, pmd: &mut PmdRef<'_>, held: PteLockHeld<'_>, addr: usize) {
     if zap.decide(addr) != Reclaim::Fast {
         return;
     }
-    let Some(pml) = pmd.try_lock_under(held) else {
+    let Some(pml) = pmd.try_lock_under(&held) else {
         return;
     };
     if let Some(table) = pml.detach_if_empty_under(held) {
-        zap.set_detached(table.into_raw());
+        zap.set_detached(table);
+    }
+}
+
+/// Frees `table` through the zap's gather and counts it as `event`.
+fn free_table(table: DetachedPteTable, tlb: &mut MmuGather<'_>, event: VmEvent) {
+    match table.free(tlb) {
+        Ok(()) => count_vm_event(event),
+        // Cannot happen: the gather is the zap's, of the mm the table was detached from.
+        // Dropping a detached table leaks it, out of reach, which is safe.
+        Err(table) => drop(table),
     }
 }
 
 /// The end of a pass after the PTE lock was dropped: frees what the fast path detached, or
 /// runs the slow path.
-fn zap_unlocked(zap: &mut TableZap<'_>, tlb: &MmuGather<'_>, pmd: &PmdRef<'_>, addr: usize) {
-    // The table starts where the pass ended, less the table's size.
-    let start = addr.wrapping_sub(super::zap::PMD_SIZE);
-    if let Some(pmdval) = zap.take_detached() {
-        // SAFETY: `pmdval` is the detached table `zap_locked()` stored, taken back once.
-        unsafe { DetachedPteTable::from_raw(pmdval) }.free(tlb, start);
-        count_vm_event(VmEvent::PtReclaimFast);
+fn zap_unlocked(
+    zap: &mut TableZap<'_>,
+    tlb: &mut MmuGather<'_>,
+    pmd: &mut PmdRef<'_>,
+    addr: usize,
+) {
+    if let Some(table) = zap.take_detached() {
+        free_table(table, tlb, VmEvent::PtReclaimFast);
         return;
     }
     match zap.decide(addr) {
@@ -56,14 +67,12 @@ fn zap_unlocked(zap: &mut TableZap<'_>, tlb: &MmuGather<'_>, pmd: &PmdRef<'_>, a
             }
         }
         Reclaim::Fast | Reclaim::Slow => {
-            let detached = pmd
+            match pmd
                 .lock()
-                .and_then(|pml| pml.lock_pte_table().and_then(|pte| pte.detach_if_empty()));
-            match detached {
-                Some(table) => {
-                    table.free(tlb, start);
-                    count_vm_event(VmEvent::PtReclaimSlow);
-                }
+                .lock_pte_table()
+                .and_then(|pte| pte.detach_if_empty())
+            {
+                Some(table) => free_table(table, tlb, VmEvent::PtReclaimSlow),
                 None => count_vm_event(VmEvent::PtReclaimKept),
             }
         }
@@ -85,7 +94,8 @@ pub unsafe extern "C" fn mm_rs_pt_zap_begin(
     let Some(z) = (unsafe { z.as_mut() }) else {
         return;
     };
-    TableZap::new(z).begin(addr, end);
+    // SAFETY: The caller zero-initialised `z` and only these functions change it.
+    unsafe { TableZap::new(z) }.begin(addr, end);
 }
 
 /// Counts which of the `nr` entries at `pte` a zap step left live.
@@ -109,7 +119,8 @@ pub unsafe extern "C" fn mm_rs_pt_zap_count(
     };
     // SAFETY: Guaranteed by the caller.
     let entries = unsafe { PteRangeLocked::from_raw(pte, nr) };
-    TableZap::new(z).count(entries.iter());
+    // SAFETY: The caller zero-initialised `z` and only these functions change it.
+    unsafe { TableZap::new(z) }.count(&entries);
 }
 
 /// The end of a pass at `addr` with the table's PTE lock `ptl` held.
@@ -134,12 +145,14 @@ pub unsafe extern "C" fn mm_rs_pt_zap_locked(
         return;
     };
     // SAFETY: The caller keeps `mm` live for the call.
-    let mm = unsafe { MmRef::from_raw(mm) };
-    // SAFETY: The page tables stay allocated under the mmap read lock.
-    let pmd = unsafe { PmdRef::from_raw(mm, pmd) };
+    let mm = unsafe { Mm::from_raw(mm) };
+    // SAFETY: `pmd` maps the table the pass ended in, which ends at `addr`; the page tables
+    // stay allocated under the mmap read lock.
+    let mut pmd = unsafe { PmdRef::from_raw(mm, pmd, addr.wrapping_sub(1)) };
     // SAFETY: The caller holds `ptl`, the lock of the table `pmd` points to.
     let held = unsafe { PteLockHeld::from_raw(ptl, &pmd) };
-    zap_locked(&mut TableZap::new(z), &pmd, &held, addr);
+    // SAFETY: The caller zero-initialised `z` and only these functions change it.
+    zap_locked(&mut unsafe { TableZap::new(z) }, &mut pmd, held, addr);
 }
 
 /// The end of a pass at `addr`, after the PTE lock was dropped.
@@ -163,10 +176,12 @@ pub unsafe extern "C" fn mm_rs_pt_zap_unlocked(
         return;
     };
     // SAFETY: Guaranteed by the caller.
-    let tlb = unsafe { MmuGather::from_raw(tlb) };
-    // SAFETY: The page tables stay allocated under the mmap read lock.
-    let pmd = unsafe { PmdRef::from_raw(tlb.mm(), pmd) };
-    zap_unlocked(&mut TableZap::new(z), &tlb, &pmd, addr);
+    let mut tlb = unsafe { MmuGather::from_raw(tlb) };
+    // SAFETY: `pmd` maps the table the pass ended in, which ends at `addr`; the page tables
+    // stay allocated under the mmap read lock.
+    let mut pmd = unsafe { PmdRef::from_raw(tlb.mm(), pmd, addr.wrapping_sub(1)) };
+    // SAFETY: The caller zero-initialised `z` and only these functions change it.
+    zap_unlocked(&mut unsafe { TableZap::new(z) }, &mut tlb, &mut pmd, addr);
 }
 
 /// KUnit only: the decision for the zap `z` if its pass ended at `addr`.
@@ -184,7 +199,11 @@ pub unsafe extern "C" fn mm_rs_pt_zap_decide_test(
     let Some(mut copy) = (unsafe { z.as_ref() }).copied() else {
         return -1;
     };
-    let decision = TableZap::new(&mut copy).decide(addr);
+    // The copy must not own the table a detached original may hold.
+    copy.detached = false;
+    // SAFETY: A copy without a detached table satisfies the invariants; `decide()` reads the
+    // counts only.
+    let decision = unsafe { TableZap::new(&mut copy) }.decide(addr);
     let code = match decision {
         Reclaim::Continue => bindings::mm_rs_pt_reclaim_MM_RS_PT_CONTINUE,
         Reclaim::Keep => bindings::mm_rs_pt_reclaim_MM_RS_PT_KEEP,
@@ -194,6 +213,40 @@ pub unsafe extern "C" fn mm_rs_pt_zap_decide_test(
     core::ffi::c_int::try_from(code).unwrap_or(-1)
 }
 
+/// KUnit only: tries to free a detached table of `mm` through `tlb`, a gather of another mm, and
+/// returns whether the free was refused (the table given back unfreed).
+///
+/// # Safety
+///
+/// `tlb` must be a live gather of an mm other than `mm`, used by this thread only, and `mm` a
+/// valid mm. The table is a stand-in (a none PMD value): the call is only sound because the free
+/// must refuse it; a free that went ahead would free `pmd_pgtable(none)`, which is the crash the
+/// test is there to catch.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_pt_free_other_mm_test(
+    tlb: *mut bindings::mmu_gather,
+    mm: *mut bindings::mm_struct,
+) -> bool {
+    let (Some(tlb), Some(mm)) = (NonNull::new(tlb), NonNull::new(mm)) else {
+        return false;
+    };
+    // SAFETY: Guaranteed by the caller.
+    let mut tlb = unsafe { MmuGather::from_raw(tlb) };
+    // SAFETY: An all-zero `pmd_t` is a valid (none) PMD value.
+    let pmdval: bindings::pmd_t = unsafe { core::mem::zeroed() };
+    // SAFETY: See the function's safety section: the value is never freed if the check holds.
+    let table = unsafe { DetachedPteTable::from_raw(mm, pmdval, 0) };
+    match table.free(&mut tlb) {
+        Ok(()) => false,
+        Err(table) => {
+            // Dropping it leaks the stand-in, which is all it may do.
+            drop(table);
+            true
+        }
+    }
+}
+
 export_check!(
     mm_rs_pt_zap_begin,
     mm_rs_pt_zap_count,
@@ -201,4 +254,4 @@ export_check!(
     mm_rs_pt_zap_unlocked,
 );
 #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
-export_check!(mm_rs_pt_zap_decide_test);
+export_check!(mm_rs_pt_zap_decide_test, mm_rs_pt_free_other_mm_test);

@@ -13,11 +13,14 @@
 //! zap had already passed, so only a recheck of every entry under both locks (the slow path) can
 //! tell; freeing on the count then was mainline's "Bad rss-counter state" bug.
 
+use core::ptr::NonNull;
 use kernel::bindings;
-use kernel::mm::pgtable::{Pte, PTRS_PER_PTE};
+use kernel::mm::{
+    pgtable::{PteRangeLocked, PTRS_PER_PTE},
+    pmd::DetachedPteTable,
+};
 
-/// The size of the range one PTE table maps.
-pub(crate) const PMD_SIZE: usize = bindings::MM_RS_PMD_SIZE;
+pub(crate) use kernel::mm::pmd::PMD_SIZE;
 
 /// What to do with a table at the end of a pass.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -40,10 +43,22 @@ pub(crate) fn covers_table(addr: usize, end: usize) -> bool {
 }
 
 /// The zap of one table, as it stands (a view of C's `struct mm_rs_pt_zap`).
+///
+/// # Invariants
+///
+/// While `detached` is set, `mm`, `pmdval` and `pmd_addr` are a [`DetachedPteTable`] given up
+/// with [`DetachedPteTable::into_raw`] by [`Self::set_detached`] and not taken back yet.
 pub(crate) struct TableZap<'a>(&'a mut bindings::mm_rs_pt_zap);
 
 impl<'a> TableZap<'a> {
-    pub(crate) fn new(z: &'a mut bindings::mm_rs_pt_zap) -> Self {
+    /// Views the zap state `z`.
+    ///
+    /// # Safety
+    ///
+    /// `z` must have been zero-initialised by its zap and since changed only through
+    /// `TableZap`, so that the type invariants hold.
+    pub(crate) unsafe fn new(z: &'a mut bindings::mm_rs_pt_zap) -> Self {
+        // INVARIANT: Guaranteed by the caller.
         Self(z)
     }
 
@@ -64,9 +79,8 @@ impl<'a> TableZap<'a> {
 
     /// Counts the entries of one zap step that are still live after it: a uffd-wp marker put
     /// back, or an entry the zap chose to keep (a folio or swap entry of another owner).
-    pub(crate) fn count(&mut self, entries: impl Iterator<Item = Pte>) {
-        let live = entries.filter(|pte| !pte.is_none()).count();
-        let live = u32::try_from(live).unwrap_or(u32::MAX);
+    pub(crate) fn count(&mut self, entries: &PteRangeLocked<'_>) {
+        let live = u32::try_from(entries.count_not_none()).unwrap_or(u32::MAX);
         self.0.live = self.0.live.saturating_add(live);
     }
 
@@ -89,19 +103,35 @@ impl<'a> TableZap<'a> {
         self.0.whole
     }
 
-    /// Keeps the PMD value of a table the fast path detached, to free after the unlock.
-    pub(crate) fn set_detached(&mut self, pmdval: bindings::pmd_t) {
+    /// Keeps a table the fast path detached, to free after the unlock.
+    ///
+    /// A table already kept (which a well-formed zap never has: one table per pass) is leaked
+    /// rather than overwritten, never freed twice.
+    pub(crate) fn set_detached(&mut self, table: DetachedPteTable) {
+        if self.0.detached {
+            // Cannot happen. Dropping a detached table leaks it, which is safe.
+            drop(table);
+            return;
+        }
+        let (mm, pmdval, addr) = table.into_raw();
+        self.0.mm = mm;
         self.0.pmdval = pmdval;
+        self.0.pmd_addr = addr;
+        // INVARIANT: The fields now hold the table given up just above.
         self.0.detached = true;
     }
 
-    /// Takes back the PMD value of the detached table, once.
-    pub(crate) fn take_detached(&mut self) -> Option<bindings::pmd_t> {
+    /// Takes back the table the fast path detached, once.
+    pub(crate) fn take_detached(&mut self) -> Option<DetachedPteTable> {
         if !self.0.detached {
             return None;
         }
         self.0.detached = false;
-        Some(self.0.pmdval)
+        let mm = NonNull::new(self.0.mm)?;
+        // SAFETY: `detached` was set, so by the type invariants the fields hold a table given up
+        // by `into_raw()`, whose mm is the zap's and still valid; clearing `detached` first
+        // makes this the one time it is taken back.
+        Some(unsafe { DetachedPteTable::from_raw(mm, self.0.pmdval, self.0.pmd_addr) })
     }
 }
 

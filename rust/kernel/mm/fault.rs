@@ -2,52 +2,67 @@
 
 //! Page faults.
 //!
-//! [`VmFault`] is the `struct vm_fault` that C's fault handlers pass around.
+//! [`VmFault`] is the `struct vm_fault` that C's fault handlers pass around, owned by the Rust
+//! handler for the duration of the fault: handing the fault to userfaultfd
+//! ([`VmFault::handle_userfault_missing`]) consumes it, since userfaultfd may drop the lock that
+//! keeps the VMA alive.
 //!
 //! C header: [`include/linux/mm.h`](srctree/include/linux/mm.h)
 
 use super::{
-    pgtable::{Pte, PteTableLocked, PteTableMap},
+    pgtable::{Pte, PteTableGuard, PteTableMap, PTRS_PER_PTE},
     virt::VmaRef,
 };
-use crate::{bindings, types::Opaque};
+use crate::{bindings, page::PAGE_SHIFT};
+use core::{marker::PhantomData, ptr::NonNull};
+
+/// The `vm_fault_t` a fault handler returns: 0 or `VM_FAULT_*` bits.
+pub type VmFaultResult = bindings::vm_fault_t;
 
 /// A page fault being handled.
 ///
+/// Not `Clone`: the value stands for the handler's right to use the fault, which
+/// [`Self::handle_userfault_missing`] gives up.
+///
 /// # Invariants
 ///
-/// The fault handler holds the mmap read lock or the VMA read lock of `vmf->vma` for the
-/// lifetime of the reference, `vmf->pmd` points to a PMD entry of that VMA's page tables, and
-/// the fields read here are not changed by anyone else meanwhile.
-#[repr(transparent)]
-pub struct VmFault {
-    vmf: Opaque<bindings::vm_fault>,
+/// For `'a`, or until the value is consumed: the fault handler holds the mmap read lock or the
+/// VMA read lock of `vmf->vma`, a VMA of a user address space; `vmf->pmd` points to the PMD entry
+/// covering `vmf->address` in that VMA's page tables, and a PTE table has been allocated for it
+/// (the PMD may still change under us, which every use of it rechecks); the fields read here
+/// (`vma`, `address`, `pmd`, `flags`, `orig_pte`) are not changed by anyone else.
+pub struct VmFault<'a> {
+    vmf: NonNull<bindings::vm_fault>,
+    _p: PhantomData<&'a mut bindings::vm_fault>,
 }
 
-impl VmFault {
-    /// Access a fault given a pointer to it.
+impl<'a> VmFault<'a> {
+    /// Takes over a fault from its C handler.
     ///
     /// # Safety
     ///
-    /// `vmf` must be a valid fault being handled by the caller, with `vmf->vma` read-locked and
-    /// `vmf->pmd` set, for the lifetime `'a`.
+    /// `vmf` must be a fault being handled by the caller as the type invariants describe, for
+    /// `'a`, and the caller must not use it otherwise until the returned value is gone.
     #[inline]
-    pub unsafe fn from_raw<'a>(vmf: *mut bindings::vm_fault) -> &'a Self {
-        // SAFETY: The caller guarantees the invariants for 'a.
-        // CAST: `VmFault` is a transparent wrapper of `vm_fault`.
-        unsafe { &*vmf.cast() }
+    pub unsafe fn from_raw(vmf: NonNull<bindings::vm_fault>) -> Self {
+        // INVARIANT: Guaranteed by the caller.
+        Self {
+            vmf,
+            _p: PhantomData,
+        }
     }
 
     /// Returns a raw pointer to the fault.
     #[inline]
     pub fn as_ptr(&self) -> *mut bindings::vm_fault {
-        self.vmf.get()
+        self.vmf.as_ptr()
     }
 
     /// The faulting VMA.
     #[inline]
     pub fn vma(&self) -> &VmaRef {
-        // SAFETY: The fault handler holds the VMA's read lock for as long as `self` lives.
+        // SAFETY: The handler holds the VMA's read lock while `self` lives (type invariants),
+        // and the borrow keeps `self` alive.
         unsafe { VmaRef::from_raw((*self.as_ptr()).__bindgen_anon_1.vma) }
     }
 
@@ -58,19 +73,21 @@ impl VmFault {
         unsafe { (*self.as_ptr()).__bindgen_anon_1.address }
     }
 
-    /// Maps the PTE table that `vmf->pmd` points to (`pte_offset_map()`).
+    /// The fault's PMD entry (`vmf->pmd`).
     #[inline]
-    pub fn map_pte_table(&self) -> Option<PteTableMap> {
-        // SAFETY: `vmf->pmd` is a PMD entry of the read-locked VMA's page tables, which stay
-        // allocated while the lock is held.
-        unsafe { PteTableMap::map((*self.as_ptr()).pmd) }
+    pub(super) fn pmd(&self) -> *mut bindings::pmd_t {
+        // SAFETY: `pmd` is set before the handler runs and not changed meanwhile.
+        unsafe { (*self.as_ptr()).pmd }
     }
-}
 
-/// The `vm_fault_t` a fault handler returns: 0 or `VM_FAULT_*` bits.
-pub type VmFaultResult = bindings::vm_fault_t;
+    /// Maps the PTE table that `vmf->pmd` points to (`pte_offset_map()`), for lockless reads.
+    #[inline]
+    pub fn map_pte_table(&self) -> Option<PteTableMap<'_>> {
+        // SAFETY: `vmf->pmd` is a PMD entry of the read-locked VMA's page tables, which stay
+        // allocated while the lock is held, that is while `self` is borrowed.
+        unsafe { PteTableMap::map(self.pmd()) }
+    }
 
-impl VmFault {
     /// The fault's original entry, if the fault read one (`FAULT_FLAG_ORIG_PTE_VALID`).
     #[inline]
     pub fn orig_pte(&self) -> Option<Pte> {
@@ -94,22 +111,50 @@ impl VmFault {
         self.orig_pte().is_some_and(|pte| pte.is_uffd_wp_marker())
     }
 
-    /// Maps and locks the PTE table of `vmf->pmd`, positioned at `addr`
-    /// (`pte_offset_map_lock()`). [`None`] if the PMD changed under us.
+    /// The naturally aligned block of `1 << order` pages around the fault address, if it lies
+    /// inside the VMA and inside one PTE table: `(first address, number of pages)`.
     #[inline]
-    pub fn lock_pte_table(&self, addr: usize) -> Option<PteTableLocked<'_>> {
-        // SAFETY: `vmf->pmd` is the PMD entry of the read-locked VMA covering the fault, and the
-        // callers pass an address in the same PMD.
-        unsafe { PteTableLocked::lock(self.vma(), (*self.as_ptr()).pmd, addr) }
+    fn block(&self, order: u32) -> Option<(usize, usize)> {
+        let nr = 1usize.checked_shl(order).filter(|&nr| nr <= PTRS_PER_PTE)?;
+        let size = nr << PAGE_SHIFT;
+        let addr = self.address() & !(size - 1);
+        let vma = self.vma();
+        // `addr` is size-aligned and `size` divides the PMD size, so the block stays in one PTE
+        // table; it must also stay in the VMA.
+        let in_vma = addr >= vma.start() && addr.checked_add(size).is_some_and(|e| e <= vma.end());
+        in_vma.then_some((addr, nr))
+    }
+
+    /// Maps and locks the PTE table of the fault (`pte_offset_map_lock()`), positioned at the
+    /// naturally aligned block of `1 << order` pages around the fault address.
+    ///
+    /// Returns [`None`] if that block does not lie inside the VMA and one PTE table (refused:
+    /// nothing may be mapped outside the VMA), or if the PMD no longer points to a PTE table
+    /// (the fault is then retried).
+    ///
+    /// The guard borrows the fault mutably: the PTE lock cannot be taken a second time while it
+    /// is held (a self-deadlock), and what the fault is needed for meanwhile goes through the
+    /// guard.
+    #[inline]
+    pub fn lock_pte_block(&mut self, order: u32) -> Option<PteTableGuard<'_>> {
+        let (addr, nr) = self.block(order)?;
+        let this: &Self = self;
+        // SAFETY: `vmf->pmd` is the PMD entry covering the fault address in the read-locked
+        // VMA's page tables (type invariants), and the block lies in the VMA and in the PTE
+        // table of that PMD entry, as just checked.
+        unsafe { PteTableGuard::lock(this, addr, nr) }
     }
 
     /// Hands a missing-page fault to userfaultfd (`handle_userfault(vmf, VM_UFFD_MISSING)`).
     ///
-    /// The PTE lock must not be held: the guard borrows `self`, so drop it first.
+    /// This consumes the fault: userfaultfd may sleep and drop the mmap or VMA lock (returning
+    /// `VM_FAULT_RETRY`), after which neither the VMA nor `vmf->pmd` may be used. No PTE lock
+    /// can be held here, since every guard borrows the fault.
     #[inline]
-    pub fn handle_userfault_missing(&self) -> VmFaultResult {
-        // SAFETY: The fault is being handled with the VMA read-locked; userfaultfd may drop that
-        // lock and returns VM_FAULT_RETRY if it does, which the caller returns as is.
+    pub fn handle_userfault_missing(self) -> VmFaultResult {
+        // SAFETY: The fault is being handled with the VMA read-locked and no page table lock
+        // held (any guard would borrow `self`, which is moved here); the handler returns what
+        // userfaultfd returns as is, and `self` is gone, so nothing uses the fault afterwards.
         unsafe { bindings::mm_rs_handle_userfault(self.as_ptr(), bindings::MM_RS_VM_UFFD_MISSING) }
     }
 }

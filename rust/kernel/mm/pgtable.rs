@@ -9,13 +9,18 @@
 //!
 //! [`PteTableMap`] owns such a mapping and unmaps it on drop.
 //!
+//! [`PteTableGuard`] is a PTE table mapped and locked for a fault, positioned at the naturally
+//! aligned block a new folio will occupy. Entries are written only through it, in two steps that
+//! each consume what they check: [`PteTableGuard::vacant_folio`] (or
+//! [`PteTableGuard::vacant_zero_page`]) proves under the lock that the block is free and takes
+//! the folio with its entry, and [`VacantFolio::install`] (or [`VacantZeroPage::install`]) does
+//! every step of C's `do_anonymous_page()` from there, in C's order, and cannot fail. The entry
+//! is built from the folio and the VMA alone ([`AnonFolioPte`]), before the lock is taken as in
+//! C: safe code cannot choose the page an entry maps or its permissions.
+//!
 //! C header: [`include/linux/pgtable.h`](srctree/include/linux/pgtable.h)
 
-use super::{
-    fault::VmFault,
-    folio::MappingFolio,
-    virt::{MmRef, VmaRef},
-};
+use super::{fault::VmFault, folio::NewAnonFolio, virt::VmaRef};
 use crate::bindings;
 use core::{marker::PhantomData, ptr::NonNull};
 
@@ -74,12 +79,12 @@ impl<'a> PteTableRef<'a> {
     }
 }
 
-/// Consecutive entries of a mapped PTE table whose lock the caller holds, read with `ptep_get()`.
+/// Consecutive entries of a mapped PTE table whose lock the caller holds.
 ///
 /// # Invariants
 ///
 /// `pte` points to `nr` consecutive entries of one PTE table that stays mapped, with its lock
-/// held, for `'a`.
+/// held, for `'a`, and `nr <= PTRS_PER_PTE`.
 pub struct PteRangeLocked<'a> {
     pte: NonNull<bindings::pte_t>,
     nr: usize,
@@ -95,22 +100,23 @@ impl<'a> PteRangeLocked<'a> {
     /// lock held by the caller, for `'a`.
     #[inline]
     pub unsafe fn from_raw(pte: NonNull<bindings::pte_t>, nr: usize) -> Self {
-        // INVARIANT: Guaranteed by the caller.
+        // INVARIANT: Guaranteed by the caller; entries of one table are at most a table.
         Self {
             pte,
-            nr,
+            nr: nr.min(PTRS_PER_PTE),
             _p: PhantomData,
         }
     }
 
-    /// The entries, in order.
+    /// How many of the entries are not none, read with `ptep_get()` in one call for the whole
+    /// range.
     #[inline]
-    pub fn iter(&self) -> impl Iterator<Item = Pte> + '_ {
-        (0..self.nr).map(move |i| {
-            // SAFETY: `i < nr`, so the entry lies in the range, which is mapped and locked by
-            // the type invariants.
-            Pte(unsafe { bindings::mm_rs_ptep_get(self.pte.as_ptr().add(i)) })
-        })
+    pub fn count_not_none(&self) -> usize {
+        // `nr <= PTRS_PER_PTE` by the type invariants, so it fits in a C int.
+        let nr = self.nr as i32;
+        // SAFETY: The `nr` entries are mapped and locked by the type invariants.
+        let n = unsafe { bindings::mm_rs_pte_count_not_none(self.pte.as_ptr(), nr) };
+        n as usize
     }
 }
 
@@ -122,12 +128,14 @@ impl<'a> PteRangeLocked<'a> {
 /// # Invariants
 ///
 /// `table` was returned by `pte_offset_map()` for the first entry of its table and has not been
-/// unmapped yet.
-pub struct PteTableMap {
+/// unmapped yet; the table stays allocated for `'a` (by the lock that keeps the page tables of
+/// the PMD entry it was mapped from, and by the RCU read-side section the mapping holds).
+pub struct PteTableMap<'a> {
     table: NonNull<bindings::pte_t>,
+    _p: PhantomData<&'a bindings::pte_t>,
 }
 
-impl PteTableMap {
+impl<'a> PteTableMap<'a> {
     /// Maps the PTE table that `pmd` points to, as `pte_offset_map(pmd, addr & PMD_MASK)`.
     ///
     /// Returns [`None`] when the PMD does not point to a PTE table any more (it became none, a
@@ -135,14 +143,17 @@ impl PteTableMap {
     ///
     /// # Safety
     ///
-    /// `pmd` must be a PMD entry of a page table that stays allocated while the caller holds the
-    /// mmap or VMA read lock, as `vmf->pmd` does in a fault.
+    /// `pmd` must be a PMD entry of a page table that stays allocated for `'a`, as `vmf->pmd`
+    /// does while the fault holds the mmap or VMA read lock.
     #[inline]
     pub unsafe fn map(pmd: *mut bindings::pmd_t) -> Option<Self> {
         // SAFETY: Guaranteed by the caller; address 0 selects the first entry of the table.
         let table = unsafe { bindings::mm_rs_pte_offset_map(pmd, 0) };
         // INVARIANT: A non-NULL result is a fresh mapping of the table's first entry.
-        NonNull::new(table).map(|table| Self { table })
+        NonNull::new(table).map(|table| Self {
+            table,
+            _p: PhantomData,
+        })
     }
 
     /// A lockless view of the mapped table, valid while `self` is.
@@ -154,7 +165,7 @@ impl PteTableMap {
     }
 }
 
-impl Drop for PteTableMap {
+impl Drop for PteTableMap<'_> {
     #[inline]
     fn drop(&mut self) {
         // SAFETY: By the type invariants, the table is mapped and this is the one unmap.
@@ -162,12 +173,12 @@ impl Drop for PteTableMap {
     }
 }
 
-/// The value of a page table entry.
+/// The value of a page table entry, as read from a table.
 ///
-/// There is no way to make one from a raw value: entries come from the table
-/// ([`PteTableLocked::orig_pte`] and friends), or are made by [`PteTableLocked::map_folio`] and
-/// [`PteTableLocked::map_zero_page`] for what they map, so safe code cannot make an entry that
-/// maps memory it does not own. The bit operations change permission and software bits only.
+/// There is no way to make one from a raw value or to change one: entries come from the table
+/// ([`VmFault::orig_pte`] and the readers), and the entries written are made inside this module
+/// for what they map ([`AnonFolioPte`], [`VacantZeroPage`]), so safe code cannot make an entry
+/// that maps memory it does not own or with permissions the VMA does not give.
 #[derive(Clone, Copy)]
 #[repr(transparent)]
 pub struct Pte(bindings::pte_t);
@@ -194,27 +205,6 @@ impl Pte {
         unsafe { bindings::mm_rs_pte_marker_uffd_wp(self.0) }
     }
 
-    /// The entry marked young, where the architecture does that in software (`pte_sw_mkyoung()`).
-    #[inline]
-    pub fn sw_mkyoung(self) -> Self {
-        // SAFETY: Pure function of the value; only the accessed bit changes.
-        Self(unsafe { bindings::mm_rs_pte_sw_mkyoung(self.0) })
-    }
-
-    /// The entry writable and dirty, for `vma` (`pte_mkwrite(pte_mkdirty())`).
-    #[inline]
-    pub fn mkwrite_dirty(self, vma: &VmaRef) -> Self {
-        // SAFETY: Pure function of the value and the VMA's flags; only permission bits change.
-        Self(unsafe { bindings::mm_rs_pte_mkwrite_dirty(self.0, vma.as_ptr()) })
-    }
-
-    /// The entry with the userfaultfd write-protect bit set (`pte_mkuffd_wp()`).
-    #[inline]
-    pub fn mkuffd_wp(self) -> Self {
-        // SAFETY: Pure function of the value; only a software bit changes.
-        Self(unsafe { bindings::mm_rs_pte_mkuffd_wp(self.0) })
-    }
-
     /// Returns the raw value.
     #[inline]
     pub fn as_raw(self) -> bindings::pte_t {
@@ -226,134 +216,187 @@ impl Pte {
     pub(crate) fn from_table(pte: bindings::pte_t) -> Self {
         Self(pte)
     }
+
+    /// The entry with the userfaultfd write-protect bit set (`pte_mkuffd_wp()`).
+    #[inline]
+    fn mkuffd_wp(self) -> Self {
+        // SAFETY: Pure function of the value; only a software bit changes.
+        Self(unsafe { bindings::mm_rs_pte_mkuffd_wp(self.0) })
+    }
 }
 
-/// A PTE table mapped and locked with `pte_offset_map_lock()`; unlocked and unmapped on drop.
+/// A new anonymous folio with the entry that will map it, made before the PTE lock is taken.
+///
+/// # Invariants
+///
+/// `entry` maps the first page of `folio` with the protection of the VMA of the fault `vmf`
+/// points to (`mk_pte()`), young where the architecture does that in software, and writable and
+/// dirty exactly if the VMA is writable; `order` is the folio's order; the folio is marked up to
+/// date; the VMA has an `anon_vma`. `vmf` only identifies the fault: it is never dereferenced.
+pub struct AnonFolioPte {
+    folio: NewAnonFolio,
+    entry: Pte,
+    order: u32,
+    vmf: *const bindings::vm_fault,
+}
+
+impl AnonFolioPte {
+    /// Readies `folio` to be mapped by the anonymous write fault `vmf`, as C's
+    /// `do_anonymous_page()` does before it takes the PTE lock: marks it up to date (whose write
+    /// barrier orders the zeroing before the entries) and builds its entry.
+    ///
+    /// Refused, with the folio given back, if the VMA has no `anon_vma` (the fault must
+    /// `vmf_anon_prepare()` first: the rmap needs one).
+    #[inline]
+    pub fn new(vmf: &VmFault<'_>, mut folio: NewAnonFolio) -> Result<Self, NewAnonFolio> {
+        let vma = vmf.vma();
+        // The anon_vma only ever goes from NULL to set under the VMA lock held, so a check now
+        // holds at install time.
+        if !vma.has_anon_vma() {
+            return Err(folio);
+        }
+        let order = folio.order();
+        folio.mark_uptodate();
+        let writable = vma.flags() & super::virt::flags::WRITE != 0;
+        // SAFETY: The folio is valid and ours; the VMA is read-locked.
+        let entry =
+            unsafe { bindings::mm_rs_anon_folio_mk_pte(folio.as_ptr(), vma.as_ptr(), writable) };
+        // INVARIANT: As built just above.
+        Ok(Self {
+            folio,
+            entry: Pte(entry),
+            order,
+            vmf: vmf.as_ptr(),
+        })
+    }
+
+    /// The folio's order.
+    #[inline]
+    pub fn order(&self) -> u32 {
+        self.order
+    }
+}
+
+/// A PTE table mapped and locked for a fault with `pte_offset_map_lock()`, positioned at a
+/// naturally aligned block of the fault's VMA; unlocked and unmapped on drop.
 ///
 /// This is the only way safe code gets to write page table entries, so no entry is written
 /// without its lock held.
 ///
 /// # Invariants
 ///
-/// `pte` points to the entry for `addr` in a PTE table of `mm` that is mapped, and whose lock
-/// `ptl` is held, until the guard is dropped. `vma` (of `mm`) covers `addr` and is read-locked by
-/// the caller for `'a`.
-pub struct PteTableLocked<'a> {
+/// `pte` points to the entry for `addr` in the PTE table of `vmf`'s PMD, mapped, whose lock
+/// `ptl` is held until the guard is dropped; `[addr, addr + nr pages)` is the naturally aligned
+/// block of `nr` pages (a power of two, at most [`PTRS_PER_PTE`]) around the fault address, and
+/// lies inside the VMA and that one table.
+pub struct PteTableGuard<'f> {
     pte: NonNull<bindings::pte_t>,
     ptl: NonNull<bindings::spinlock_t>,
     addr: usize,
-    vma: &'a VmaRef,
-    mm: &'a MmRef,
-    _not_send: PhantomData<*mut ()>,
+    nr: usize,
+    vmf: &'f VmFault<'f>,
 }
 
-impl<'a> PteTableLocked<'a> {
-    /// Maps and locks the PTE table that `pmd` points to, positioned at `addr`.
+impl<'f> PteTableGuard<'f> {
+    /// Maps and locks the PTE table of `vmf`'s PMD, positioned at `addr`.
     ///
     /// Returns [`None`] if the PMD no longer points to a PTE table.
     ///
     /// # Safety
     ///
-    /// `pmd` must be the PMD entry covering `addr` in `vma`'s page tables, which stay allocated
-    /// while the caller holds `vma`'s read lock for `'a`.
+    /// `[addr, addr + nr pages)` must be the naturally aligned block of `nr` pages around the
+    /// fault address, `nr` a power of two at most [`PTRS_PER_PTE`], and lie inside the VMA.
     #[inline]
-    pub unsafe fn lock(vma: &'a VmaRef, pmd: *mut bindings::pmd_t, addr: usize) -> Option<Self> {
-        let mm = vma.mm()?;
+    pub(super) unsafe fn lock(vmf: &'f VmFault<'f>, addr: usize, nr: usize) -> Option<Self> {
+        let mm = vmf.vma().mm();
         let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
-        // SAFETY: Guaranteed by the caller; `ptl` receives the lock that is taken.
-        let pte = unsafe { bindings::mm_rs_pte_offset_map_lock(mm.as_ptr(), pmd, addr, &mut ptl) };
+        // SAFETY: `vmf->pmd` covers `addr` in the read-locked VMA's page tables (the invariants
+        // of `VmFault` and the caller); `ptl` receives the lock that is taken.
+        let pte =
+            unsafe { bindings::mm_rs_pte_offset_map_lock(mm.as_raw(), vmf.pmd(), addr, &mut ptl) };
         let pte = NonNull::new(pte)?;
-        let Some(ptl) = NonNull::new(ptl) else {
-            // Cannot happen: a mapped table always comes with its lock. Do not leak the mapping.
-            // SAFETY: The table is mapped and locked, but we know of no lock to release.
-            unsafe { bindings::mm_rs_pte_unmap(pte.as_ptr()) };
-            return None;
-        };
-        // INVARIANT: `pte_offset_map_lock()` mapped the table and took its lock.
+        // SAFETY: `pte_offset_map_lock()` returns the lock with every mapped table.
+        let ptl = unsafe { NonNull::new_unchecked(ptl) };
+        // INVARIANT: `pte_offset_map_lock()` mapped the table and took its lock; the block is
+        // as the caller guarantees.
         Some(Self {
             pte,
             ptl,
             addr,
-            vma,
-            mm,
-            _not_send: PhantomData,
+            nr,
+            vmf,
         })
     }
 
-    /// The address the guard is positioned at.
+    /// The first address of the block.
     #[inline]
     pub fn addr(&self) -> usize {
         self.addr
     }
 
-    /// How many entries from the guard's position to the end of the table.
+    /// The number of pages in the block.
     #[inline]
-    fn room(&self) -> usize {
-        PTRS_PER_PTE - pte_index(self.addr)
+    pub fn nr(&self) -> usize {
+        self.nr
     }
 
-    /// The entry at the guard's position (`ptep_get()`).
+    /// Whether the block may be filled: C's `vmf_pte_changed()` for one entry (it still holds
+    /// what the fault found, none or a uffd-wp marker), `pte_range_none()` for more.
     #[inline]
-    pub fn get(&self) -> Pte {
-        // SAFETY: The entry is mapped and its lock held by the type invariants.
-        Pte(unsafe { bindings::mm_rs_ptep_get(self.pte.as_ptr()) })
-    }
-
-    /// Whether the `nr` entries from the guard's position are all none, read under the lock.
-    /// A range reaching past the table's end is reported as not none.
-    #[inline]
-    pub fn range_none(&self, nr: usize) -> bool {
-        if nr > self.room() {
-            return false;
+    fn is_vacant(&self) -> bool {
+        // `nr <= PTRS_PER_PTE` by the type invariants, so it fits in a C int.
+        let nr = self.nr as i32;
+        if nr == 1 {
+            if let Some(orig) = self.vmf.orig_pte() {
+                // SAFETY: The entry is mapped and its lock held by the type invariants.
+                let cur = Pte(unsafe { bindings::mm_rs_ptep_get(self.pte.as_ptr()) });
+                // An anonymous fault's original entry is none or a uffd-wp marker; never
+                // overwrite a present entry, whatever the fault says it found.
+                return cur.same(orig) && (orig.is_none() || orig.is_uffd_wp_marker());
+            }
         }
-        let Ok(nr) = i32::try_from(nr) else {
-            return false;
-        };
-        // SAFETY: The `nr` entries lie in the mapped, locked table.
+        // SAFETY: The `nr` entries lie in the mapped, locked table by the type invariants.
         unsafe { bindings::mm_rs_pte_range_none(self.pte.as_ptr(), nr) }
     }
 
-    /// Proof, for the next map call, that the entry at the guard's position may be replaced:
-    /// it is none, or it is still `orig` (a non-present marker the fault found there).
+    /// Proof, under the lock, that the block is free for `folio`: the folio is the block's size
+    /// and was readied for this fault, and the entries are vacant. The folio comes back if not
+    /// (another thread mapped something here first: release it and retry the fault).
     #[inline]
-    pub fn vacant_single(&mut self, orig: Option<Pte>) -> Option<Vacant<'_, 'a>> {
-        let cur = self.get();
-        // C's vmf_pte_changed(). An anonymous fault's original entry is none or a uffd-wp
-        // marker, never a present entry, which this must not overwrite.
-        let vacant = match orig {
-            Some(orig) => cur.same(orig) && (orig.is_none() || orig.is_uffd_wp_marker()),
-            None => cur.is_none(),
-        };
-        vacant.then_some(Vacant { ptl: self, nr: 1 })
+    pub fn vacant_folio(
+        &mut self,
+        folio: AnonFolioPte,
+    ) -> Result<VacantFolio<'_, 'f>, AnonFolioPte> {
+        let fits = core::ptr::eq(folio.vmf, self.vmf.as_ptr())
+            && 1usize.checked_shl(folio.order) == Some(self.nr)
+            && self.is_vacant();
+        if !fits {
+            return Err(folio);
+        }
+        // INVARIANT: Checked just above, under the lock that `&mut self` keeps held.
+        Ok(VacantFolio { guard: self, folio })
     }
 
-    /// Proof, for the next map call, that the `nr` entries from the guard's position are none.
+    /// Proof, under the lock, that the block is one entry, free for the shared zero page.
     #[inline]
-    pub fn vacant_range(&mut self, nr: usize) -> Option<Vacant<'_, 'a>> {
-        self.range_none(nr).then_some(Vacant { ptl: self, nr })
+    pub fn vacant_zero_page(&mut self) -> Option<VacantZeroPage<'_, 'f>> {
+        if self.nr != 1 || !self.is_vacant() {
+            return None;
+        }
+        // INVARIANT: Checked just above, under the lock that `&mut self` keeps held.
+        Some(VacantZeroPage { guard: self })
     }
 
-    /// Tells the MMU that the entry at the guard's position was not changed by us after all
-    /// (another thread won the race), as C's `update_mmu_tlb()`.
+    /// Tells the MMU that the block's entries were not changed by us after all (another thread
+    /// won the race), as C's `update_mmu_tlb()` and `update_mmu_tlb_range()`.
     #[inline]
     pub fn update_mmu_tlb(&self) {
-        // SAFETY: The entry is mapped and locked, in the read-locked `vma`.
-        unsafe {
-            bindings::mm_rs_update_mmu_tlb_range(self.vma.as_ptr(), self.addr, self.pte.as_ptr(), 1)
-        };
-    }
-
-    /// As [`Self::update_mmu_tlb`] for `nr` entries (`update_mmu_tlb_range()`).
-    #[inline]
-    pub fn update_mmu_tlb_range(&self, nr: usize) {
-        let nr = nr.min(self.room());
-        let Ok(nr) = u32::try_from(nr) else {
-            return;
-        };
-        // SAFETY: The `nr` entries lie in the mapped, locked table of the read-locked `vma`.
+        // `nr <= PTRS_PER_PTE` by the type invariants.
+        let nr = self.nr as u32;
+        // SAFETY: The entries lie in the mapped, locked table of the read-locked VMA.
         unsafe {
             bindings::mm_rs_update_mmu_tlb_range(
-                self.vma.as_ptr(),
+                self.vmf.vma().as_ptr(),
                 self.addr,
                 self.pte.as_ptr(),
                 nr,
@@ -361,22 +404,46 @@ impl<'a> PteTableLocked<'a> {
         };
     }
 
-    /// The fault's MMU cache update for `nr` entries just set (`update_mmu_cache_range()`).
-    fn update_mmu_cache_range(&self, vmf: *mut bindings::vm_fault, nr: u32) {
-        // SAFETY: The entries lie in the mapped, locked table; `vmf` is the caller's fault.
+    /// Writes `entry` to the block with one `set_ptes()` (which advances the pfn for each
+    /// page), then updates the MMU cache for it, as the end of C's `do_anonymous_page()`.
+    ///
+    /// # Safety
+    ///
+    /// The block's entries must be vacant (checked under the lock held since), and `entry` must
+    /// map memory that stays allocated while mapped: `nr` pages whose references the entries
+    /// own, or the zero page.
+    #[inline]
+    unsafe fn set_ptes(&self, entry: Pte) {
+        let vma = self.vmf.vma();
+        // `nr <= PTRS_PER_PTE` by the type invariants.
+        let nr = self.nr as u32;
+        // SAFETY: The entries are in the mapped table whose lock we hold, inside the VMA (type
+        // invariants); the caller guarantees they are vacant and what they map.
         unsafe {
-            bindings::mm_rs_update_mmu_cache_range(
-                vmf,
-                self.vma.as_ptr(),
+            bindings::mm_rs_set_ptes(
+                vma.mm().as_raw(),
                 self.addr,
                 self.pte.as_ptr(),
+                entry.as_raw(),
                 nr,
             )
         };
+        if !bindings::MM_RS_UPDATE_MMU_CACHE_IS_NOP {
+            // SAFETY: As above; `vmf` is the fault being handled.
+            unsafe {
+                bindings::mm_rs_update_mmu_cache_range(
+                    self.vmf.as_ptr(),
+                    vma.as_ptr(),
+                    self.addr,
+                    self.pte.as_ptr(),
+                    nr,
+                )
+            };
+        }
     }
 }
 
-impl Drop for PteTableLocked<'_> {
+impl Drop for PteTableGuard<'_> {
     #[inline]
     fn drop(&mut self) {
         // SAFETY: By the type invariants the table is mapped and its lock held; this is the one
@@ -385,77 +452,125 @@ impl Drop for PteTableLocked<'_> {
     }
 }
 
-/// Entries of a locked PTE table that were checked, under the lock still held, to be free for a
-/// new mapping. Borrowing the guard mutably, it keeps anything else from touching the table
-/// between the check and the map.
-pub struct Vacant<'g, 'a> {
-    ptl: &'g mut PteTableLocked<'a>,
-    nr: usize,
+/// A new anonymous folio and the block of a locked PTE table it will fill, checked free.
+///
+/// Borrowing the guard mutably, it keeps anything else from touching the table between the check
+/// and the install. Dropped without [`Self::install`], it releases the folio and changes
+/// nothing.
+///
+/// # Invariants
+///
+/// `folio` was readied for `guard`'s fault, has exactly `guard.nr` pages, and every entry of the
+/// guard's block was found vacant under the lock, held since.
+pub struct VacantFolio<'g, 'f> {
+    guard: &'g mut PteTableGuard<'f>,
+    folio: AnonFolioPte,
 }
 
-impl Vacant<'_, '_> {
-    /// Maps `folio`'s pages at the checked entries with one `set_ptes()`, and updates the MMU
-    /// cache for them.
-    ///
-    /// The entry is `mk_pte()` of the folio's first page with the VMA's protection, passed
-    /// through `bits` (which can only change permission and software bits). The folio's
-    /// references pass to the entries.
-    ///
-    /// Returns the folio back if its size is not the number of entries checked.
+impl VacantFolio<'_, '_> {
+    /// The fault's VMA, for the checks C makes under the lock before mapping.
     #[inline]
-    pub fn map_folio(
-        self,
-        vmf: &VmFault,
-        folio: MappingFolio,
-        bits: impl FnOnce(Pte) -> Pte,
-    ) -> Result<(), MappingFolio> {
-        let nr = folio.nr_pages();
-        let Ok(nr32) = u32::try_from(nr) else {
-            return Err(folio);
-        };
-        if nr != self.nr {
-            return Err(folio);
+    pub fn vma(&self) -> &VmaRef {
+        self.guard.vmf.vma()
+    }
+
+    /// Maps the folio at the block, as the rest of C's `do_anonymous_page()`: takes a reference
+    /// for each page the entries will map, counts the pages in the mm's RSS and the mTHP
+    /// statistics, adds the folio to the anonymous rmap (exclusively) and to the LRU, sets the
+    /// entries with one `set_ptes()` (uffd-wp kept when the fault replaces a uffd-wp marker) and
+    /// updates the MMU cache. Cannot fail: everything it needs was checked before.
+    #[inline]
+    pub fn install(self) {
+        let Self { guard, folio } = self;
+        let AnonFolioPte {
+            folio,
+            entry,
+            order,
+            ..
+        } = folio;
+        let vmf = guard.vmf;
+        let vma = vmf.vma();
+        let nr = guard.nr;
+        let raw = folio.as_ptr();
+        if nr > 1 {
+            // SAFETY: We hold a reference, so the folio is live; `nr - 1 < PTRS_PER_PTE` fits in
+            // a C int. With ours, the folio has one reference for each entry.
+            unsafe { bindings::mm_rs_folio_ref_add(raw, (nr - 1) as i32) };
         }
-        let vma = self.ptl.vma;
-        // SAFETY: The folio is valid and owned; the VMA is read-locked.
-        let entry = Pte(unsafe { bindings::mm_rs_folio_mk_pte(folio.as_ptr(), vma.as_ptr()) });
-        // SAFETY: The entries map the `nr` pages of the folio, whose `nr` references they take
-        // over from `folio`, forgotten right after.
-        unsafe { self.set(vmf, bits(entry), nr32) };
-        folio.forget();
-        Ok(())
-    }
-
-    /// Maps the shared zero page at the checked entry (a read fault), `pte_mkspecial()` with the
-    /// VMA's protection, passed through `bits`.
-    #[inline]
-    pub fn map_zero_page(self, vmf: &VmFault, bits: impl FnOnce(Pte) -> Pte) {
-        let vma = self.ptl.vma;
-        // SAFETY: Makes the zero page's special entry for this address; the VMA is read-locked.
-        let entry = Pte(unsafe { bindings::mm_rs_zero_page_pte(self.ptl.addr, vma.as_ptr()) });
-        // SAFETY: The zero page is never freed, so the entry needs no reference.
-        unsafe { self.set(vmf, bits(entry), 1) };
-    }
-
-    /// Writes `entry` to the `nr` checked entries with one `set_ptes()` (which advances the pfn
-    /// for each), then updates the MMU cache for them.
-    ///
-    /// # Safety
-    ///
-    /// `entry` must map memory that stays allocated while mapped: pages whose references the
-    /// entries own, or the zero page. `nr` must be the number of entries checked.
-    unsafe fn set(&self, vmf: &VmFault, entry: Pte, nr: u32) {
-        // SAFETY: The entries are in the mapped table whose lock we hold (type invariants of the
-        // guard) and were checked free under it; the caller guarantees what they map.
+        // SAFETY: The mm is valid (a VMA's, read-locked); the counter is updated atomically.
         unsafe {
-            bindings::mm_rs_set_ptes(
-                self.ptl.mm.as_ptr(),
-                self.ptl.addr,
-                self.ptl.pte.as_ptr(),
-                entry.as_raw(),
-                nr,
+            bindings::mm_rs_add_mm_counter(
+                vma.mm().as_raw(),
+                bindings::MM_RS_MM_ANONPAGES,
+                nr as isize,
             )
         };
-        self.ptl.update_mmu_cache_range(vmf.as_ptr(), nr);
+        #[cfg(CONFIG_TRANSPARENT_HUGEPAGE)]
+        if order > 0 {
+            // C's count_mthp_stat() ignores order 0; `order` is below PMD_ORDER.
+            super::thp::count_mthp_stat(order, super::thp::MthpStat::AnonFaultAlloc);
+        }
+        #[cfg(not(CONFIG_TRANSPARENT_HUGEPAGE))]
+        let _ = order;
+        // SAFETY: The folio is new, exclusively ours and unmapped (`NewAnonFolio` invariants),
+        // and this consumes it, so it is added to an rmap once; the VMA is read-locked and has
+        // an anon_vma (`AnonFolioPte` invariants); `addr` is the folio's naturally aligned
+        // place in the VMA (guard invariants); the PTE lock of its entries is held.
+        unsafe {
+            bindings::folio_add_new_anon_rmap(
+                raw,
+                vma.as_ptr(),
+                guard.addr,
+                bindings::MM_RS_RMAP_EXCLUSIVE,
+            )
+        };
+        // SAFETY: The folio is valid and on no LRU list yet (`NewAnonFolio` invariants, and
+        // this consumes it); the VMA is read-locked.
+        unsafe { bindings::folio_add_lru_vma(raw, vma.as_ptr()) };
+        let entry = if vmf.orig_pte_uffd_wp() {
+            entry.mkuffd_wp()
+        } else {
+            entry
+        };
+        // SAFETY: The block is vacant (type invariants), and the entries map the `nr` pages of
+        // the folio, whose `nr` references they take over from `folio`, forgotten right after.
+        unsafe { guard.set_ptes(entry) };
+        folio.forget();
+    }
+}
+
+/// One entry of a locked PTE table, checked free for the shared zero page.
+///
+/// # Invariants
+///
+/// `guard`'s block is one entry, found vacant under the lock, held since.
+pub struct VacantZeroPage<'g, 'f> {
+    guard: &'g mut PteTableGuard<'f>,
+}
+
+impl VacantZeroPage<'_, '_> {
+    /// The fault's VMA, for the checks C makes under the lock before mapping.
+    #[inline]
+    pub fn vma(&self) -> &VmaRef {
+        self.guard.vmf.vma()
+    }
+
+    /// Maps the shared zero page at the entry (a read fault), `pte_mkspecial()` with the VMA's
+    /// protection, read-only, uffd-wp kept when the fault replaces a uffd-wp marker.
+    #[inline]
+    pub fn install(self) {
+        let guard = self.guard;
+        let vmf = guard.vmf;
+        // SAFETY: Makes the zero page's special entry for this address with the read-locked
+        // VMA's protection, which is not made writable.
+        let entry = Pte(unsafe { bindings::mm_rs_zero_page_pte(guard.addr, vmf.vma().as_ptr()) });
+        let entry = if vmf.orig_pte_uffd_wp() {
+            entry.mkuffd_wp()
+        } else {
+            entry
+        };
+        // SAFETY: The entry is vacant (type invariants); the zero page is never freed, so the
+        // entry needs no reference.
+        unsafe { guard.set_ptes(entry) };
     }
 }

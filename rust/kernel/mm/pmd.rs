@@ -8,6 +8,12 @@
 //! one class). A path that already holds the PTE lock may only *try* the PMD lock
 //! ([`PmdRef::try_lock_under`]).
 //!
+//! Each step consumes the guard of the step before: [`PmdGuard::lock_pte_table`] takes the PMD
+//! lock's guard into the nested guard (so the PTE lock cannot be taken twice), and detaching
+//! consumes the guard that proves the locks are held (so a table cannot be detached twice). The
+//! detached table records its mm and the PMD range it mapped, and is freed only through a gather
+//! of that mm, with a TLB flush of that range.
+//!
 //! Lockless readers (`pte_offset_map()` under `rcu_read_lock()`, GUP-fast with interrupts off)
 //! may still be looking at a table after it is detached: [`DetachedPteTable::free`] goes through
 //! the mmu_gather, which frees page tables (and their split locks) only after a TLB flush and an
@@ -16,55 +22,75 @@
 //! C headers: [`include/linux/mm.h`](srctree/include/linux/mm.h),
 //! [`include/asm-generic/tlb.h`](srctree/include/asm-generic/tlb.h)
 
-use super::{pgtable::PteTableMap, pgtable::PTRS_PER_PTE, virt::MmRef};
+use super::{pgtable::PteTableMap, pgtable::PTRS_PER_PTE, Mm};
 use crate::bindings;
 use core::{marker::PhantomData, ptr::NonNull};
+
+/// The size of the range one PTE table maps (`PMD_SIZE`).
+pub const PMD_SIZE: usize = bindings::MM_RS_PMD_SIZE;
 
 /// A PMD entry of `mm`'s page tables.
 ///
 /// # Invariants
 ///
-/// `pmd` points to a PMD entry of `mm`'s page tables, which stay allocated for `'a` (the caller
-/// holds the mmap or VMA read lock).
+/// `pmd` points to the PMD entry that maps `[addr, addr + PMD_SIZE)` in `mm`'s page tables,
+/// which stay allocated for `'a` (the caller holds the mmap or VMA read lock); `addr` is
+/// `PMD_SIZE`-aligned.
 pub struct PmdRef<'a> {
     pmd: NonNull<bindings::pmd_t>,
-    mm: &'a MmRef,
+    mm: &'a Mm,
+    addr: usize,
 }
 
 impl<'a> PmdRef<'a> {
-    /// Views the PMD entry `pmd` of `mm`.
+    /// Views the PMD entry `pmd` of `mm`, which maps `addr`.
     ///
     /// # Safety
     ///
-    /// `pmd` must point to a PMD entry of `mm`'s page tables that stays allocated for `'a`, as
-    /// the entry a zap or a fault works on does while the mmap or VMA read lock is held.
+    /// `pmd` must point to the PMD entry mapping `addr` in `mm`'s page tables, which stay
+    /// allocated for `'a`, as the entry a zap or a fault works on does while the mmap or VMA read
+    /// lock is held.
     #[inline]
-    pub unsafe fn from_raw(mm: &'a MmRef, pmd: NonNull<bindings::pmd_t>) -> Self {
-        // INVARIANT: Guaranteed by the caller.
-        Self { pmd, mm }
+    pub unsafe fn from_raw(mm: &'a Mm, pmd: NonNull<bindings::pmd_t>, addr: usize) -> Self {
+        // INVARIANT: Guaranteed by the caller; the address is aligned here.
+        Self {
+            pmd,
+            mm,
+            addr: addr & !(PMD_SIZE - 1),
+        }
+    }
+
+    /// The first address the entry maps.
+    #[inline]
+    pub fn addr(&self) -> usize {
+        self.addr
     }
 
     /// The lock that covers this entry (`pmd_lockptr()`).
     #[inline]
-    fn lockptr(&self) -> *mut bindings::spinlock_t {
+    fn lockptr(&self) -> NonNull<bindings::spinlock_t> {
         // SAFETY: The entry and `mm` are valid by the type invariants.
-        unsafe { bindings::mm_rs_pmd_lockptr(self.mm.as_ptr(), self.pmd.as_ptr()) }
+        let ptl = unsafe { bindings::mm_rs_pmd_lockptr(self.mm.as_raw(), self.pmd.as_ptr()) };
+        // SAFETY: `pmd_lockptr()` returns a lock for every PMD entry (the split lock of its
+        // table, or `mm->page_table_lock`).
+        unsafe { NonNull::new_unchecked(ptl) }
     }
 
-    /// Takes the PMD lock (`pmd_lock()`). The caller must not hold a PTE lock of this mm.
-    ///
-    /// Returns [`None`] only if there is no lock for the entry, which C never lets happen.
+    /// Takes the PMD lock (`pmd_lock()`). The caller must not hold a PTE lock of this mm: the
+    /// only way to hold one here is a [`PteLockHeld`], whose path uses
+    /// [`Self::try_lock_under`]. The guard borrows the entry mutably, so the lock cannot be taken
+    /// twice.
     #[inline]
-    pub fn lock(&self) -> Option<PmdLocked<'_, 'a>> {
-        let pml = NonNull::new(self.lockptr())?;
+    pub fn lock(&mut self) -> PmdGuard<'_, 'a> {
+        let pml = self.lockptr();
         // SAFETY: `pml` is the valid lock of this entry.
         unsafe { bindings::spin_lock(pml.as_ptr()) };
         // INVARIANT: `pml` was just taken.
-        Some(PmdLocked {
+        PmdGuard {
             pmd: self,
             pml,
             _not_send: PhantomData,
-        })
+        }
     }
 
     /// Tries to take the PMD lock while `held`, the PTE lock of the table this entry points to,
@@ -73,8 +99,8 @@ impl<'a> PmdRef<'a> {
     /// Fails when the PMD lock is busy, and always when it is the same lock as `held` (no split
     /// PTE locks): callers then fall back to [`Self::lock`] once `held` is dropped.
     #[inline]
-    pub fn try_lock_under(&self, held: &PteLockHeld<'_>) -> Option<PmdLocked<'_, 'a>> {
-        let pml = NonNull::new(self.lockptr())?;
+    pub fn try_lock_under(&mut self, held: &PteLockHeld<'_>) -> Option<PmdGuard<'_, 'a>> {
+        let pml = self.lockptr();
         if pml == held.ptl {
             return None;
         }
@@ -83,15 +109,36 @@ impl<'a> PmdRef<'a> {
             return None;
         }
         // INVARIANT: `pml` was just taken.
-        Some(PmdLocked {
+        Some(PmdGuard {
             pmd: self,
             pml,
             _not_send: PhantomData,
         })
     }
+
+    /// Clears the entry and returns the table it pointed to.
+    ///
+    /// # Safety
+    ///
+    /// The PMD lock and the PTE lock of the table must be held, the entry must still point to
+    /// that table (checked under the PMD lock), and every entry of the table must be none (read
+    /// under the PTE lock).
+    #[inline]
+    unsafe fn detach(&self) -> DetachedPteTable {
+        // SAFETY: The entry is valid and both its locks are held.
+        let pmdval = unsafe { bindings::mm_rs_pmdp_get_and_clear_table(self.pmd.as_ptr()) };
+        // INVARIANT: `pmdval` pointed to an empty table of `mm` mapping `addr`, now unreachable
+        // from the page tables; the PMD is none, so no second detach can return it.
+        DetachedPteTable {
+            mm: NonNull::from(self.mm).cast(),
+            pmdval,
+            addr: self.addr,
+        }
+    }
 }
 
-/// The PTE lock of a table, held by the C code that called into Rust.
+/// The PTE lock of a table, held by the C code that called into Rust. Not a guard: dropping it
+/// unlocks nothing.
 ///
 /// # Invariants
 ///
@@ -127,44 +174,43 @@ impl PteLockHeld<'_> {
 /// # Invariants
 ///
 /// `pml` is the lock of `pmd`'s entry (`pmd_lockptr()`) and is held until the guard is dropped.
-pub struct PmdLocked<'p, 'a> {
+pub struct PmdGuard<'p, 'a> {
     pmd: &'p PmdRef<'a>,
     pml: NonNull<bindings::spinlock_t>,
     _not_send: PhantomData<*mut ()>,
 }
 
-impl<'p, 'a> PmdLocked<'p, 'a> {
+impl<'p, 'a> PmdGuard<'p, 'a> {
     /// Maps the PTE table the entry points to and takes its lock, nested inside the PMD lock
     /// (`pte_offset_map_nolock()` and `spin_lock_nested()`, or nothing more when both are one
     /// lock). Under the PMD lock the entry cannot change, so no recheck is needed.
     ///
-    /// Returns [`None`] if the entry does not point to a PTE table.
+    /// Consumes the PMD guard, which the nested guard keeps: the PTE lock is taken once.
+    /// Returns [`None`] (the PMD lock released) if the entry does not point to a PTE table.
     #[inline]
-    pub fn lock_pte_table(&self) -> Option<PteTableNested<'_, 'p, 'a>> {
+    pub fn lock_pte_table(self) -> Option<PteTableNestedGuard<'p, 'a>> {
         let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
         // SAFETY: The entry is valid (type invariants of `PmdRef`); address 0 selects the first
         // entry of the table; `ptl` receives the table's lock.
         let pte = unsafe {
             bindings::mm_rs_pte_offset_map_nolock(
-                self.pmd.mm.as_ptr(),
+                self.pmd.mm.as_raw(),
                 self.pmd.pmd.as_ptr(),
                 0,
                 &mut ptl,
             )
         };
         let pte = NonNull::new(pte)?;
-        let Some(ptl) = NonNull::new(ptl) else {
-            // Cannot happen: a mapped table always comes with its lock.
-            // SAFETY: `pte` was mapped just above and is unmapped once.
-            unsafe { bindings::mm_rs_pte_unmap(pte.as_ptr()) };
-            return None;
-        };
+        // SAFETY: `pte_offset_map_nolock()` returns the lock with every mapped table.
+        let ptl = unsafe { NonNull::new_unchecked(ptl) };
         if ptl != self.pml {
-            // SAFETY: `ptl` is the valid lock of the mapped table; it nests inside ours.
+            // SAFETY: `ptl` is the valid lock of the mapped table; it nests inside ours, and we
+            // do not hold it (the only guard that could is this one, being built).
             unsafe { bindings::mm_rs_spin_lock_nested(ptl.as_ptr()) };
         }
-        // INVARIANT: The table is mapped, and its lock is held (it is ours, or taken above).
-        Some(PteTableNested {
+        // INVARIANT: The table is mapped, and its lock is held (it is ours, or taken above);
+        // the PMD lock stays held by `pmdl`.
+        Some(PteTableNestedGuard {
             pmdl: self,
             pte,
             ptl,
@@ -175,37 +221,25 @@ impl<'p, 'a> PmdLocked<'p, 'a> {
     /// holds, if all its entries are none.
     ///
     /// The entries are checked here, under both locks, rather than trusted from the caller's
-    /// count, so that a wrong count can at worst keep a table.
+    /// count, so that a wrong count can at worst keep a table. Consumes both lock witnesses:
+    /// once detached, `held` no longer locks a table of this entry.
     #[inline]
-    pub fn detach_if_empty_under(&self, held: &PteLockHeld<'_>) -> Option<DetachedPteTable> {
+    pub fn detach_if_empty_under(self, held: PteLockHeld<'_>) -> Option<DetachedPteTable> {
         if held.pmd != self.pmd.pmd {
             return None;
         }
-        // SAFETY: The entry is valid and, under its lock, points to the table whose lock
-        // `held` is.
+        // SAFETY: The entry is valid and, under its lock, points to the table whose lock `held`
+        // is; the mapping lives only for this function, inside `self`'s lifetime.
         let map = unsafe { PteTableMap::map(self.pmd.pmd.as_ptr()) }?;
         let empty = map.table().range_none(0, PTRS_PER_PTE);
         drop(map);
-        // SAFETY: Both locks are held and every entry is none, so nobody can map anything in
-        // the table before it is detached.
-        empty.then(|| unsafe { self.detach() })
-    }
-
-    /// Clears the entry and returns the table it pointed to.
-    ///
-    /// # Safety
-    ///
-    /// The PTE lock of the table must be held too, and every entry of the table be none.
-    #[inline]
-    unsafe fn detach(&self) -> DetachedPteTable {
-        // SAFETY: The entry is valid and both its locks are held.
-        let pmdval = unsafe { bindings::mm_rs_pmdp_get_and_clear_table(self.pmd.pmd.as_ptr()) };
-        // INVARIANT: `pmdval` pointed to an empty table, now unreachable from the page tables.
-        DetachedPteTable { pmdval }
+        // SAFETY: Both locks are held, the entry still points to the table (the PMD lock is
+        // held since `map` found it there), and every entry is none.
+        empty.then(|| unsafe { self.pmd.detach() })
     }
 }
 
-impl Drop for PmdLocked<'_, '_> {
+impl Drop for PmdGuard<'_, '_> {
     #[inline]
     fn drop(&mut self) {
         // SAFETY: The lock is held by the type invariants; this is the one unlock.
@@ -213,33 +247,35 @@ impl Drop for PmdLocked<'_, '_> {
     }
 }
 
-/// A PTE table mapped and locked under its PMD lock (the slow path); unlocked and unmapped on
-/// drop.
+/// A PTE table mapped and locked under its PMD lock (the slow path), which it holds too;
+/// unlocked and unmapped on drop, then the PMD lock released.
 ///
 /// # Invariants
 ///
 /// `pte` maps the first entry of the table `pmdl`'s entry points to, and `ptl`, the table's
 /// lock, is held: by us if it differs from the PMD lock, else as the PMD lock itself.
-pub struct PteTableNested<'l, 'p, 'a> {
-    pmdl: &'l PmdLocked<'p, 'a>,
+pub struct PteTableNestedGuard<'p, 'a> {
+    pmdl: PmdGuard<'p, 'a>,
     pte: NonNull<bindings::pte_t>,
     ptl: NonNull<bindings::spinlock_t>,
 }
 
-impl PteTableNested<'_, '_, '_> {
-    /// Detaches the table if all its entries are none, read under both locks.
+impl PteTableNestedGuard<'_, '_> {
+    /// Detaches the table if all its entries are none, read under both locks; either way both
+    /// locks are released (after the detach).
     #[inline]
-    pub fn detach_if_empty(&self) -> Option<DetachedPteTable> {
-        let nr = i32::try_from(PTRS_PER_PTE).ok()?;
+    pub fn detach_if_empty(self) -> Option<DetachedPteTable> {
         // SAFETY: The table is mapped and locked by the type invariants; the range is the
-        // whole table.
-        let empty = unsafe { bindings::mm_rs_pte_range_none(self.pte.as_ptr(), nr) };
-        // SAFETY: Both locks are held and every entry is none.
-        empty.then(|| unsafe { self.pmdl.detach() })
+        // whole table, which fits in a C int.
+        let empty =
+            unsafe { bindings::mm_rs_pte_range_none(self.pte.as_ptr(), PTRS_PER_PTE as i32) };
+        // SAFETY: Both locks are held, the entry points to the mapped table (it cannot change
+        // under the PMD lock, held since it was read), and every entry is none.
+        empty.then(|| unsafe { self.pmdl.pmd.detach() })
     }
 }
 
-impl Drop for PteTableNested<'_, '_, '_> {
+impl Drop for PteTableNestedGuard<'_, '_> {
     #[inline]
     fn drop(&mut self) {
         if self.ptl != self.pmdl.pml {
@@ -248,6 +284,7 @@ impl Drop for PteTableNested<'_, '_, '_> {
         }
         // SAFETY: The table was mapped by `lock_pte_table()`; this is the one unmap.
         unsafe { bindings::mm_rs_pte_unmap(self.pte.as_ptr()) };
+        // `pmdl` is dropped after this, releasing the PMD lock.
     }
 }
 
@@ -258,38 +295,58 @@ impl Drop for PteTableNested<'_, '_, '_> {
 ///
 /// # Invariants
 ///
-/// `pmdval` is the PMD value that pointed to a PTE table with no entries, which no page table
-/// points to any more and nobody else will free.
+/// `pmdval` is the PMD value that pointed to a PTE table of `mm` with no entries, mapping
+/// `[addr, addr + PMD_SIZE)`, which no page table points to any more and nobody else will free;
+/// `mm` is valid while the value exists (it is the mm of the zap that detached it).
 #[must_use = "a detached PTE table must be freed through the mmu_gather"]
 pub struct DetachedPteTable {
+    mm: NonNull<bindings::mm_struct>,
     pmdval: bindings::pmd_t,
+    addr: usize,
 }
 
 impl DetachedPteTable {
-    /// The PMD value, to keep in C across a lock drop ([`Self::from_raw`] takes it back).
+    /// The first address the table mapped.
     #[inline]
-    pub fn into_raw(self) -> bindings::pmd_t {
-        self.pmdval
+    pub fn addr(&self) -> usize {
+        self.addr
     }
 
-    /// Takes back a table from [`Self::into_raw`].
+    /// Frees the table through `tlb` (`pte_free_tlb()`, which flushes the TLB for the PMD range
+    /// the table mapped first) and takes it off `mm_pgtables_bytes` (`mm_dec_nr_ptes()`).
+    ///
+    /// Refused, with the table given back unfreed, if `tlb` is not a gather of the table's mm.
+    #[inline]
+    pub fn free(self, tlb: &mut MmuGather<'_>) -> Result<(), Self> {
+        if tlb.mm().as_raw() != self.mm.as_ptr() {
+            return Err(self);
+        }
+        // SAFETY: By the type invariants the table is ours to free, and `addr` is the range it
+        // mapped; `tlb` is a live gather of its mm, used by this thread only.
+        unsafe { bindings::mm_rs_free_pte(tlb.tlb.as_ptr(), self.pmdval, self.addr) };
+        Ok(())
+    }
+
+    /// Gives the table up to be kept in C across a lock drop: `(mm, pmdval, addr)`.
+    #[inline]
+    pub fn into_raw(self) -> (*mut bindings::mm_struct, bindings::pmd_t, usize) {
+        (self.mm.as_ptr(), self.pmdval, self.addr)
+    }
+
+    /// Takes back a table given up with [`Self::into_raw`].
     ///
     /// # Safety
     ///
-    /// `pmdval` must come from [`Self::into_raw`] and be taken back once.
+    /// The values must come from one call of [`Self::into_raw`], be taken back once, and the mm
+    /// still be valid.
     #[inline]
-    pub unsafe fn from_raw(pmdval: bindings::pmd_t) -> Self {
+    pub unsafe fn from_raw(
+        mm: NonNull<bindings::mm_struct>,
+        pmdval: bindings::pmd_t,
+        addr: usize,
+    ) -> Self {
         // INVARIANT: Guaranteed by the caller.
-        Self { pmdval }
-    }
-
-    /// Frees the table through `tlb` (`pte_free_tlb()`, which flushes the TLB for `addr`'s PMD
-    /// range first) and takes it off `mm_pgtables_bytes` (`mm_dec_nr_ptes()`).
-    #[inline]
-    pub fn free(self, tlb: &MmuGather<'_>, addr: usize) {
-        // SAFETY: By the type invariants the table is ours to free; `tlb` is a live gather of
-        // the mm it belonged to.
-        unsafe { bindings::mm_rs_free_pte(tlb.tlb.as_ptr(), self.pmdval, addr) };
+        Self { mm, pmdval, addr }
     }
 }
 
@@ -297,13 +354,14 @@ impl DetachedPteTable {
 ///
 /// # Invariants
 ///
-/// `tlb` points to a gathered `struct mmu_gather` that stays live for `'a`.
+/// `tlb` points to a gathered `struct mmu_gather` that stays live for `'a`, used by this thread
+/// only.
 pub struct MmuGather<'a> {
     tlb: NonNull<bindings::mmu_gather>,
     _p: PhantomData<&'a mut bindings::mmu_gather>,
 }
 
-impl MmuGather<'_> {
+impl<'a> MmuGather<'a> {
     /// Views the gather `tlb`.
     ///
     /// # Safety
@@ -319,10 +377,11 @@ impl MmuGather<'_> {
         }
     }
 
-    /// The mm whose page tables the gather works on (`tlb->mm`).
+    /// The mm whose page tables the gather works on (`tlb->mm`), which outlives the gather.
     #[inline]
-    pub fn mm(&self) -> &MmRef {
-        // SAFETY: The gather is live by the type invariants, and its mm lives as long as it.
-        unsafe { MmRef::from_raw(bindings::mm_rs_tlb_mm(self.tlb.as_ptr())) }
+    pub fn mm(&self) -> &'a Mm {
+        // SAFETY: The gather is live for 'a by the type invariants, and its mm lives at least as
+        // long (the gatherer holds it).
+        unsafe { Mm::from_raw(bindings::mm_rs_tlb_mm(self.tlb.as_ptr())) }
     }
 }

@@ -8,6 +8,7 @@
 //!
 //! C header: [`include/linux/mm_types.h`](srctree/include/linux/mm_types.h)
 
+use super::MmWithUser;
 use crate::{bindings, ffi::c_ulong, types::Opaque};
 
 pub use bindings::vm_flags_t;
@@ -36,9 +37,10 @@ pub mod flags {
 ///
 /// # Invariants
 ///
-/// The caller holds the mmap read lock or the VMA read lock of this VMA for as long as the
-/// reference exists, so the VMA is alive and its bounds, flags, `vm_mm`, `vm_ops` and `vm_file`
-/// do not change.
+/// This is a VMA of a user address space (in the VMA tree of an mm with a non-zero
+/// `mm_users`), and the caller holds the mmap read lock or the VMA read lock of it for as long
+/// as the reference exists, so the VMA is alive and its bounds, flags, `vm_mm`, `vm_ops` and
+/// `vm_file` do not change.
 #[repr(transparent)]
 pub struct VmaRef {
     vma: Opaque<bindings::vm_area_struct>,
@@ -49,8 +51,8 @@ impl VmaRef {
     ///
     /// # Safety
     ///
-    /// `vma` must be valid, and the caller must hold the mmap read lock or the VMA read lock of
-    /// it for the lifetime `'a`.
+    /// `vma` must be a valid VMA of a user address space (its `vm_mm` set, with users), and the
+    /// caller must hold the mmap read lock or the VMA read lock of it for the lifetime `'a`.
     #[inline]
     pub unsafe fn from_raw<'a>(vma: *const bindings::vm_area_struct) -> &'a Self {
         // SAFETY: The caller ensures that the invariants are satisfied for the duration of 'a.
@@ -112,17 +114,13 @@ impl VmaRef {
         }
     }
 
-    /// The mm this VMA belongs to, or [`None`] for the special VMAs without one (vdso).
+    /// The mm this VMA belongs to, as mainline's `VmaRef::mm()`.
     #[inline]
-    pub fn mm(&self) -> Option<&MmRef> {
-        // SAFETY: The VMA is valid by the type invariants, and `vm_mm` does not change.
-        let mm = unsafe { (*self.as_ptr()).vm_mm };
-        if mm.is_null() {
-            None
-        } else {
-            // SAFETY: The mm of a VMA outlives the VMA, and the VMA outlives `&self`.
-            Some(unsafe { MmRef::from_raw(mm) })
-        }
+    pub fn mm(&self) -> &MmWithUser {
+        // SAFETY: By the type invariants this is a VMA of a user address space, read-locked, so
+        // `vm_mm` is set, does not change, and has a non-zero `mm_users` while the VMA is in its
+        // tree; the VMA outlives `&self`.
+        unsafe { MmWithUser::from_raw((*self.as_ptr()).vm_mm) }
     }
 
     /// Whether this is a stack VMA whose setup by `execve()` has not finished, as C's
@@ -141,48 +139,6 @@ impl VmaRef {
     }
 }
 
-/// An mm that is alive for the lifetime of the reference.
-///
-/// # Invariants
-///
-/// The `mm_struct` is valid for the lifetime of the reference (it is pinned by a VMA of it, or
-/// by the caller's `mmgrab()`).
-#[repr(transparent)]
-pub struct MmRef {
-    mm: Opaque<bindings::mm_struct>,
-}
-
-impl MmRef {
-    /// Access an mm given a pointer to it.
-    ///
-    /// # Safety
-    ///
-    /// `mm` must be valid for the lifetime `'a`.
-    #[inline]
-    pub unsafe fn from_raw<'a>(mm: *const bindings::mm_struct) -> &'a Self {
-        // SAFETY: The caller ensures that `mm` is valid for 'a.
-        // CAST: `MmRef` is a transparent wrapper of `mm_struct`.
-        unsafe { &*mm.cast() }
-    }
-
-    /// Returns a raw pointer to this mm.
-    #[inline]
-    pub fn as_ptr(&self) -> *mut bindings::mm_struct {
-        self.mm.get()
-    }
-
-    /// Whether `prctl(PR_SET_THP_DISABLE)` disabled THP for this mm (`MMF_DISABLE_THP`).
-    #[inline]
-    pub fn thp_disabled(&self) -> bool {
-        // SAFETY: The mm is valid by the type invariants; `flags` is only changed with atomic
-        // bit operations, so a plain racy read is what C's `test_bit()` does too.
-        let flags = unsafe {
-            core::ptr::read_volatile(core::ptr::addr_of!((*self.as_ptr()).__bindgen_anon_1.flags))
-        };
-        flags & (1 << bindings::MM_RS_MMF_DISABLE_THP) != 0
-    }
-}
-
 impl VmaRef {
     /// Whether userfaultfd is registered for missing faults (`userfaultfd_missing()`).
     #[inline]
@@ -194,26 +150,5 @@ impl VmaRef {
     #[inline]
     pub fn userfaultfd_wp(&self) -> bool {
         self.flags() & flags::UFFD_WP != 0
-    }
-}
-
-impl MmRef {
-    /// Adds `nr` pages to the mm's anonymous RSS counter (`add_mm_counter(mm, MM_ANONPAGES, nr)`).
-    #[inline]
-    pub fn add_anon_pages(&self, nr: usize) {
-        let nr = isize::try_from(nr).unwrap_or(isize::MAX);
-        // SAFETY: The mm is valid; the counter is a percpu counter updated atomically.
-        unsafe { bindings::mm_rs_add_mm_counter(self.as_ptr(), bindings::MM_RS_MM_ANONPAGES, nr) };
-    }
-
-    /// `Err` with `VM_FAULT_SIGBUS` if the OOM reaper is tearing the mm down
-    /// (`check_stable_address_space()`).
-    #[inline]
-    pub fn check_stable_address_space(&self) -> Result<(), bindings::vm_fault_t> {
-        // SAFETY: The mm is valid by the type invariants.
-        match unsafe { bindings::mm_rs_check_stable_address_space(self.as_ptr()) } {
-            0 => Ok(()),
-            ret => Err(ret),
-        }
     }
 }

@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0
+// expect: E0599
+//! Duplicating the fault to keep a copy past the hand-off: `VmFault` is not `Clone`.
+
+use kernel::mm::fault::VmFault;
+
+pub fn f<'a>(vmf: VmFault<'a>) -> VmFault<'a> {
+    let copy = vmf.clone();
+    let _ = vmf.handle_userfault_missing();
+    copy
+}

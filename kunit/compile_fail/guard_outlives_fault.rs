@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+// expect: lifetime may not live long enough|does not live long enough|E0515|E0597
+//! Keeping the PTE lock's guard past the fault it was taken for.
+
+use kernel::mm::{fault::VmFault, pgtable::PteTableGuard};
+
+pub fn f<'a>(mut vmf: VmFault<'a>) -> Option<PteTableGuard<'a>> {
+    vmf.lock_pte_block(0)
+}

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+// expect: E0505
+//! Handing the fault to userfaultfd with the PTE lock held (review: sleeping under a
+//! spinlock): the guard borrows the fault, which the hand-off consumes.
+
+use kernel::mm::fault::VmFault;
+
+pub fn f(mut vmf: VmFault<'_>) -> u32 {
+    let pte = vmf.lock_pte_block(0);
+    let ret = vmf.handle_userfault_missing();
+    drop(pte);
+    ret
+}

@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0
+// expect: E0599
+//! Zeroing (and so mapping) a folio that was never charged: only a charged folio can be
+//! zeroed into a `NewAnonFolio`.
+
+use kernel::mm::folio::{NewAnonFolio, NewFolio};
+
+pub fn f(folio: NewFolio, addr: usize) -> NewAnonFolio {
+    folio.zero_user(addr)
+}
