@@ -272,6 +272,7 @@ const vm_flags_t MM_RS_VM_UFFD_MISSING = VM_UFFD_MISSING;
 const vm_flags_t MM_RS_VM_UFFD_WP = VM_UFFD_WP;
 const vm_fault_t MM_RS_VM_FAULT_OOM = VM_FAULT_OOM;
 const vm_fault_t MM_RS_VM_FAULT_SIGBUS = VM_FAULT_SIGBUS;
+const gfp_t MM_RS_GFP_ACCOUNT = __GFP_ACCOUNT;
 const rmap_t MM_RS_RMAP_EXCLUSIVE = RMAP_EXCLUSIVE;
 const int MM_RS_MM_ANONPAGES = MM_ANONPAGES;
 const unsigned int MM_RS_MMF_DISABLE_THP = MMF_DISABLE_THP;

@@ -832,6 +832,85 @@ static void install_refuses_block_outside_vma(struct kunit *test)
 		KUNIT_EXPECT_TRUE_MSG(test, pte_same(ptes[i], before[i]), "entry %d changed", i);
 }
 
+/* Calls the Rust zero-page install directly for a fault at @addr. */
+static vm_fault_t zero_page_direct(struct kunit *test, unsigned long addr, unsigned int flags)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	vm_fault_t ret = VM_FAULT_SIGSEGV;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma) {
+		struct vm_fault vmf = {
+			.vma = vma,
+			.address = addr,
+			.real_address = addr,
+			.pgoff = linear_page_index(vma, addr),
+			.gfp_mask = GFP_KERNEL,
+			.flags = flags,
+			.pmd = pmd_of(mm, addr),
+		};
+
+		ret = mm_rs_anon_zero_page_install(&vmf);
+	}
+	mmap_read_unlock(mm);
+	KUNIT_EXPECT_NOT_NULL(test, vma);
+	return ret;
+}
+
+/*
+ * The zero page only for a read fault in a private anonymous VMA: a write
+ * fault is refused (VM_FAULT_SIGBUS), and a shared mapping gets nothing (a
+ * later write there would write to the zero page through wp_page_reuse()).
+ */
+static void zero_page_refusals(struct kunit *test)
+{
+	unsigned long addr = fresh_addr_with_table(test);
+	struct mm_struct *mm = current->mm;
+	unsigned long shared;
+	pte_t pte;
+
+	KUNIT_EXPECT_EQ(test, zero_page_direct(test, addr, FAULT_FLAG_WRITE), VM_FAULT_SIGBUS);
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));
+	KUNIT_EXPECT_TRUE(test, pte_none(pte));
+
+	/* A shared anonymous mapping (shmem); a write elsewhere makes its table. */
+	shared = kunit_vm_mmap(test, NULL, 0, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, 0);
+	KUNIT_ASSERT_NE(test, shared, 0);
+	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)(shared + 3 * PAGE_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, zero_page_direct(test, shared, 0), 0);
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, shared, &pte, 1));
+	KUNIT_EXPECT_TRUE(test, pte_none(pte));
+}
+
+/*
+ * A PMD-sized folio is not PTE-mapped: its rmap accounting (entire mapcount)
+ * is that of a PMD mapping. The install maps nothing and releases it.
+ */
+static void install_refuses_pmd_folio(struct kunit *test)
+{
+	unsigned long addr = fresh_addr_with_table(test);
+	struct mm_struct *mm = current->mm;
+	unsigned long start = ALIGN_DOWN(addr, PMD_SIZE);
+	int refs, maps;
+	pte_t pte;
+
+	/* Empty the table again (a partial zap keeps it): only the order can refuse. */
+	mmap_read_lock(mm);
+	zap_page_range_single(vma_lookup(mm, addr), addr + 64 * PAGE_SIZE, PAGE_SIZE, NULL);
+	mmap_read_unlock(mm);
+
+	KUNIT_EXPECT_EQ(test, install_direct(test, addr, PMD_ORDER, &refs, &maps), 0);
+	KUNIT_EXPECT_EQ(test, refs, 1);
+	KUNIT_EXPECT_EQ(test, maps, 0);
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, &pte, 1));
+	KUNIT_EXPECT_TRUE(test, pte_none(pte));
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));
+	KUNIT_EXPECT_TRUE(test, pte_none(pte));
+}
+
 static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(fault_state_each_order),
 	KUNIT_CASE(zero_page_then_write),
@@ -842,6 +921,8 @@ static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(unstable_mm_sigbus),
 	KUNIT_CASE(install_refuses_no_anon_vma),
 	KUNIT_CASE(install_refuses_block_outside_vma),
+	KUNIT_CASE(zero_page_refusals),
+	KUNIT_CASE(install_refuses_pmd_folio),
 	KUNIT_CASE_SLOW(race_same_blocks),
 	{}
 };

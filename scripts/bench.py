@@ -40,7 +40,7 @@ def num(v):
 
 
 def parse(log):
-    data = {"anon": [], "mt": [], "ptreclaim": [], "exectext": []}
+    data = {"anon": [], "anon_clang14": [], "mt": [], "ptreclaim": [], "exectext": []}
     for line in open(log, errors="replace"):
         line = line.strip()
         if not line.startswith("mmrs-data "):
@@ -84,6 +84,12 @@ def summarise(d):
         row["fault_ratio_vs_order0"] = (order0["c"] / row["c"]["faults"]
                                         if row["c"]["faults"] else None)
         s["anon"].append(row)
+    s["anon_clang14"] = []
+    for size in sorted({r["size_kb"] for r in d.get("anon_clang14", [])}):
+        row = {"size_kb": size}
+        for p in ("c", "rust"):
+            row[p] = median(d["anon_clang14"], "ns_per_fault", size_kb=size, path=p)
+        s["anon_clang14"].append(row)
     for n in sorted({r["threads"] for r in d["mt"]}):
         row = {"threads": n}
         for p in ("c", "rust"):
@@ -152,6 +158,23 @@ def markdown(runs):
                     else:
                         cells.append("-")
                 out.append(f"| {r['size_kb']}K | " + " | ".join(cells) + " |")
+            out.append("")
+        if s.get("anon_clang14") and s["anon"]:
+            c22 = {r["size_kb"]: r for r in s["anon"]}
+            out += ["### Compiler reference: guest ns per fault, clang 14 against clang-22", "",
+                    "The same kernel built with Debian's default clang 14, where rustc's LLVM (22) differs",
+                    "from clang's and the C helpers stay out-of-line calls, against the clang-22 build with",
+                    "`CONFIG_RUST_INLINE_HELPERS`: C against C shows the compiler's share, Rust against Rust",
+                    "what inlining the helpers gained.", "",
+                    "| folio size | C, clang 14 | C, clang-22 | Rust, clang 14 build | Rust, clang-22 build |",
+                    "|---|---:|---:|---:|---:|"]
+            for r in s["anon_clang14"]:
+                x = c22.get(r["size_kb"])
+                if not x:
+                    continue
+                out.append(f"| {r['size_kb']}K | {fmt(r['c'])} | {fmt(x['c']['ns_per_fault'])} "
+                           f"({fmt(pct(x['c']['ns_per_fault'], r['c']), '+.2f')}%) | {fmt(r['rust'])} | "
+                           f"{fmt(x['rust']['ns_per_fault'])} ({fmt(pct(x['rust']['ns_per_fault'], r['rust']), '+.2f')}%) |")
             out.append("")
         if s["ptreclaim"]:
             out += ["### PTE-table reclaim: mmap 50 GiB; N times: touch P pages of 2 MiB, MADV_DONTNEED it", "",

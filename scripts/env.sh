@@ -7,9 +7,16 @@
 # 22.1.8 that rustc-web is built on: CONFIG_RUST_INLINE_HELPERS (patches/0010)
 # links the C helpers' LLVM bitcode into the Rust objects, which needs one
 # LLVM major version on both sides. bindgen loads that LLVM's libclang too.
+#
+# MM_RS_LLVM=1 builds with Debian's default clang (14) instead, without
+# helper inlining: `make bench` does that once for the C reference figures.
 export PATH="/usr/local/bin:$PATH"
-export LIBCLANG_PATH=/usr/lib/llvm-22/lib
-MM_RS_LLVM=-22
+MM_RS_LLVM=${MM_RS_LLVM:--22}
+if [ "$MM_RS_LLVM" = 1 ]; then
+	export LIBCLANG_PATH=/usr/lib/llvm-$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -n1)/lib
+else
+	export LIBCLANG_PATH=/usr/lib/llvm$MM_RS_LLVM/lib
+fi
 MM_RS_MAKE_OPTS=(LLVM=$MM_RS_LLVM RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
 		 HOSTRUSTC=/usr/bin/rustc RUSTFMT=/usr/bin/rustfmt
 		 CLIPPY_DRIVER=/usr/bin/clippy-driver BINDGEN=/usr/local/bin/bindgen)

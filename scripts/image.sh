@@ -3,14 +3,17 @@
 #
 # image.sh ARCH FLAVOUR: build a bootable test kernel into
 # build/image-ARCH-FLAVOUR from tinyconfig plus configs/common.config,
-# configs/ARCH.config and, for FLAVOUR debug or off, configs/FLAVOUR.config.
-# Prints the path of the kernel image on its last line.
+# configs/ARCH.config and, for FLAVOUR debug, off or clang14,
+# configs/FLAVOUR.config. clang14 is the test kernel built with Debian's
+# default clang (14) and no helper inlining: the compiler reference of
+# `make bench`. Prints the path of the kernel image on its last line.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-. "$REPO/scripts/env.sh"
-arch=${1:?usage: image.sh x86_64|arm64 test|debug|off}
+arch=${1:?usage: image.sh x86_64|arm64 test|debug|off|clang14}
 flavour=${2:-test}
+[ "$flavour" = clang14 ] && export MM_RS_LLVM=1
+. "$REPO/scripts/env.sh"
 T="$REPO/build/linux"
 out="$REPO/build/image-$arch-$flavour"
 case "$arch" in
@@ -21,8 +24,8 @@ esac
 frags=("$REPO/configs/common.config" "$REPO/configs/$arch.config")
 case "$flavour" in
 test) ;;
-debug|off) frags+=("$REPO/configs/$flavour.config") ;;
-*) echo "image.sh: FLAVOUR must be test, debug or off" >&2; exit 2 ;;
+debug|off|clang14) frags+=("$REPO/configs/$flavour.config") ;;
+*) echo "image.sh: FLAVOUR must be test, debug, off or clang14" >&2; exit 2 ;;
 esac
 
 "$REPO/scripts/prepare-tree.sh" >&2

@@ -13,7 +13,8 @@ die() { echo "setup: error: $*" >&2; exit 1; }
 note() { echo "setup: $*"; }
 
 PKGS=(linux-source-6.12 rustc-web rust-web-src rust-web-clippy rustfmt-web
-      clang-22 lld-22 llvm-22 libclang-22-dev qemu-system-x86 qemu-system-arm
+      clang-22 lld-22 llvm-22 libclang-22-dev clang lld llvm libclang-dev
+      qemu-system-x86 qemu-system-arm
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross flex bison bc libelf-dev
       libssl-dev cpio xz-utils python3 rsync kmod patch make gcc erofs-utils)
 

@@ -3,11 +3,11 @@
 //! Charging a folio twice (review: double memcg charge): charging consumes the new folio.
 
 use kernel::mm::{
+    fault::VmFault,
     folio::{Gfp, NewFolio},
-    Mm,
 };
 
-pub fn f(folio: NewFolio, mm: &Mm, gfp: Gfp) {
-    let _a = folio.mem_cgroup_charge(mm, gfp);
-    let _b = folio.mem_cgroup_charge(mm, gfp);
+pub fn f(folio: NewFolio, vmf: &mut VmFault<'_>, gfp: Gfp) {
+    let _a = folio.mem_cgroup_charge(vmf, gfp);
+    let _b = folio.mem_cgroup_charge(vmf, gfp);
 }

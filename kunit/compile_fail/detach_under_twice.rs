@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 // expect: E0382
-//! The fast path's detach twice under one PMD guard: it consumes the guard.
+//! The fast path's detach twice with one PTE-lock witness: it consumes the witness.
 
-use kernel::mm::pmd::{DetachedPteTable, PmdRef, PteLockHeld};
+use kernel::mm::pmd::{DetachedPteTable, PteLockHeld};
 
-pub fn f(
-    pmd: &mut PmdRef<'_>,
-    held: PteLockHeld<'_>,
-    held2: PteLockHeld<'_>,
-) -> Option<DetachedPteTable> {
-    let pml = pmd.try_lock_under(&held)?;
-    let _a = pml.detach_if_empty_under(held);
-    pml.detach_if_empty_under(held2)
+pub fn f(held: PteLockHeld<'_, '_>) -> Option<DetachedPteTable> {
+    let _a = held.detach_if_empty();
+    held.detach_if_empty()
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: E0451
+// expect: E0451|struct literal syntax due to private fields
 //! Pairing a folio with an entry of the caller's choosing: the fields are private.
 
 use kernel::mm::{
@@ -8,7 +8,7 @@ use kernel::mm::{
     pgtable::{AnonFolioPte, Pte},
 };
 
-pub fn f(vmf: &VmFault<'_>, folio: NewAnonFolio, entry: Pte) -> AnonFolioPte {
+pub fn f<'a>(vmf: &VmFault<'a>, folio: NewAnonFolio, entry: Pte) -> AnonFolioPte<'a> {
     AnonFolioPte {
         folio,
         entry,

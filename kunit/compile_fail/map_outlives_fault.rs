@@ -5,6 +5,6 @@
 
 use kernel::mm::{fault::VmFault, pgtable::PteTableMap};
 
-pub fn f<'a>(vmf: VmFault<'a>) -> Option<PteTableMap<'a>> {
+pub fn f<'a>(mut vmf: VmFault<'a>) -> Option<PteTableMap<'a>> {
     vmf.map_pte_table()
 }

@@ -3,51 +3,54 @@
 //! The intended use of every API the misuses below abuse: must compile.
 
 use kernel::mm::{
-    fault::VmFault,
+    fault::{FaultOutcome, VmFault},
     folio::{Gfp, NewAnonFolio, NewFolio},
-    pgtable::AnonFolioPte,
-    pmd::{MmuGather, PmdRef, PteLockHeld},
+    pgtable::{AnonFolioPte, Refused},
+    pmd::{DetachedPteTable, MmuGather, PmdRef, PteLockHeld},
 };
 
-pub fn install(mut vmf: VmFault<'_>, folio: NewAnonFolio) -> u32 {
+pub fn install(mut vmf: VmFault<'_>, folio: NewAnonFolio) -> FaultOutcome {
     let Ok(folio) = AnonFolioPte::new(&vmf, folio) else {
-        return 1;
+        return vmf.sigbus();
     };
     let Some(mut pte) = vmf.lock_pte_block(folio.order()) else {
-        return 0;
+        drop(folio);
+        return vmf.done();
     };
-    let vacant = match pte.vacant_folio(folio) {
-        Ok(vacant) => vacant,
-        Err(_folio) => {
-            pte.update_mmu_tlb();
-            return 0;
+    let why = match pte.vacant_folio(folio) {
+        Ok(vacant) => {
+            vacant.install();
+            drop(pte);
+            return vmf.done();
         }
+        Err((why, _folio)) => why,
     };
-    if vacant.vma().mm().check_stable_address_space().is_err() {
-        return 2;
+    if why == Refused::Changed {
+        pte.update_mmu_tlb();
     }
-    if vacant.vma().userfaultfd_missing() {
-        drop(vacant);
-        drop(pte);
-        return vmf.handle_userfault_missing();
+    drop(pte);
+    match why {
+        Refused::UserfaultMissing => vmf.handle_userfault_missing(),
+        Refused::Changed => vmf.done(),
+        _ => vmf.sigbus(),
     }
-    vacant.install();
-    0
 }
 
-pub fn zero_page(mut vmf: VmFault<'_>) {
+pub fn zero_page(mut vmf: VmFault<'_>) -> FaultOutcome {
     if let Some(mut pte) = vmf.lock_pte_block(0) {
-        if let Some(vacant) = pte.vacant_zero_page() {
+        if let Ok(vacant) = pte.vacant_zero_page() {
             vacant.install();
         }
     }
+    vmf.done()
 }
 
-pub fn charge(vmf: &VmFault<'_>, gfp: Gfp) -> Option<NewAnonFolio> {
-    let folio = NewFolio::vma_alloc(gfp, 0, vmf.vma(), vmf.address())?;
-    let folio = folio.mem_cgroup_charge(vmf.vma().mm(), gfp).ok()?;
-    folio.throttle_swaprate(gfp);
-    Some(folio.zero_user(vmf.address()))
+pub fn charge(vmf: &mut VmFault<'_>, gfp: Gfp) -> Option<NewAnonFolio> {
+    let addr = vmf.address();
+    let folio = NewFolio::vma_alloc(gfp, 0, vmf, addr)?;
+    let folio = folio.mem_cgroup_charge(vmf, gfp).ok()?;
+    folio.throttle_swaprate(vmf, gfp);
+    Some(folio.zero_user(vmf, addr))
 }
 
 pub fn slow_path(pmd: &mut PmdRef<'_>, tlb: &mut MmuGather<'_>) -> bool {
@@ -61,10 +64,6 @@ pub fn slow_path(pmd: &mut PmdRef<'_>, tlb: &mut MmuGather<'_>) -> bool {
     }
 }
 
-pub fn fast_path(
-    pmd: &mut PmdRef<'_>,
-    held: PteLockHeld<'_>,
-) -> Option<kernel::mm::pmd::DetachedPteTable> {
-    let pml = pmd.try_lock_under(&held)?;
-    pml.detach_if_empty_under(held)
+pub fn fast_path(held: PteLockHeld<'_, '_>) -> Option<DetachedPteTable> {
+    held.detach_if_empty()
 }

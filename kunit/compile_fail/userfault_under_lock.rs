@@ -5,7 +5,7 @@
 
 use kernel::mm::fault::VmFault;
 
-pub fn f(mut vmf: VmFault<'_>) -> u32 {
+pub fn f(mut vmf: VmFault<'_>) -> kernel::mm::fault::FaultOutcome {
     let pte = vmf.lock_pte_block(0);
     let ret = vmf.handle_userfault_missing();
     drop(pte);

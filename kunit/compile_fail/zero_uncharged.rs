@@ -3,8 +3,11 @@
 //! Zeroing (and so mapping) a folio that was never charged: only a charged folio can be
 //! zeroed into a `NewAnonFolio`.
 
-use kernel::mm::folio::{NewAnonFolio, NewFolio};
+use kernel::mm::{
+    fault::VmFault,
+    folio::{NewAnonFolio, NewFolio},
+};
 
-pub fn f(folio: NewFolio, addr: usize) -> NewAnonFolio {
-    folio.zero_user(addr)
+pub fn f(folio: NewFolio, vmf: &mut VmFault<'_>, addr: usize) -> NewAnonFolio {
+    folio.zero_user(vmf, addr)
 }

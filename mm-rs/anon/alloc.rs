@@ -21,8 +21,6 @@ use kernel::mm::{
     folio::{ChargedFolio, Gfp, NewAnonFolio, NewFolio},
     order::{align_down, OrderSet},
     thp::{count_mthp_stat, vma_thp_gfp_mask, AnonThpKnobs, MthpStat},
-    virt::VmaRef,
-    Mm,
 };
 
 /// Where the fallback walk gets its folios from.
@@ -63,32 +61,31 @@ pub(crate) fn alloc_walk<S: FolioSource>(
     None
 }
 
-/// The page allocator and the memcg, for a fault at `addr` in `vma`.
-struct FaultFolios<'a> {
-    vma: &'a VmaRef,
-    mm: &'a Mm,
+/// The page allocator and the memcg, for the fault `vmf` at `addr`.
+struct FaultFolios<'a, 'b> {
+    vmf: &'a mut VmFault<'b>,
     gfp: Gfp,
     addr: usize,
 }
 
-impl FolioSource for FaultFolios<'_> {
+impl FolioSource for FaultFolios<'_, '_> {
     type Folio = NewFolio;
     type Charged = ChargedFolio;
     type Ready = NewAnonFolio;
 
     fn alloc(&mut self, order: u32) -> Option<NewFolio> {
         let start = align_down(self.addr, order)?;
-        NewFolio::vma_alloc(self.gfp, order, self.vma, start)
+        NewFolio::vma_alloc(self.gfp, order, self.vmf, start)
     }
 
     fn charge(&mut self, folio: NewFolio) -> Option<ChargedFolio> {
-        folio.mem_cgroup_charge(self.mm, self.gfp).ok()
+        folio.mem_cgroup_charge(self.vmf, self.gfp).ok()
     }
 
     fn prepare(&mut self, folio: ChargedFolio) -> NewAnonFolio {
-        folio.throttle_swaprate(self.gfp);
+        folio.throttle_swaprate(self.vmf, self.gfp);
         // The faulting subpage is zeroed last, so it is cache-hot.
-        folio.zero_user(self.addr)
+        folio.zero_user(self.vmf, self.addr)
     }
 }
 
@@ -108,21 +105,19 @@ pub(crate) enum AnonFolio {
 /// The common case, no mTHP size enabled at all, is decided inline from the knobs alone, as C's
 /// inline `thp_vma_allowable_orders()` decides it; the rest is out of line.
 #[inline]
-pub(crate) fn alloc_anon_folio(vmf: &VmFault<'_>) -> AnonFolio {
-    let knobs = AnonThpKnobs::read();
-    if knobs.always.or(knobs.madvise).or(knobs.inherit).is_empty() {
+pub(crate) fn alloc_anon_folio(vmf: &mut VmFault<'_>) -> AnonFolio {
+    if !AnonThpKnobs::any_order_enabled() {
         return AnonFolio::Fallback;
     }
-    alloc_anon_folio_large(vmf, &knobs)
+    alloc_anon_folio_large(vmf)
 }
 
 /// [`alloc_anon_folio`] once some mTHP size is enabled.
 #[inline(never)]
-fn alloc_anon_folio_large(vmf: &VmFault<'_>, knobs: &AnonThpKnobs) -> AnonFolio {
-    let vma = vmf.vma();
+fn alloc_anon_folio_large(vmf: &mut VmFault<'_>) -> AnonFolio {
     let addr = vmf.address();
 
-    let orders = anon_folio_orders(vma, knobs, addr);
+    let orders = anon_folio_orders(vmf.vma(), &AnonThpKnobs::read(), addr);
     if orders.is_empty() {
         return AnonFolio::Fallback;
     }
@@ -135,12 +130,8 @@ fn alloc_anon_folio_large(vmf: &VmFault<'_>, knobs: &AnonThpKnobs) -> AnonFolio 
     if orders.is_empty() {
         return AnonFolio::Fallback;
     }
-    let mut src = FaultFolios {
-        vma,
-        mm: vma.mm(),
-        gfp: vma_thp_gfp_mask(vma),
-        addr,
-    };
+    let gfp = vma_thp_gfp_mask(vmf.vma());
+    let mut src = FaultFolios { vmf, gfp, addr };
     match alloc_walk(&mut src, orders, count_mthp_stat) {
         Some(folio) => AnonFolio::Large(folio),
         None => AnonFolio::Fallback,
@@ -162,8 +153,8 @@ pub unsafe extern "C" fn mm_rs_alloc_anon_folio(
         return core::ptr::null_mut();
     };
     // SAFETY: Guaranteed by the caller.
-    let vmf = unsafe { VmFault::from_raw(vmf) };
-    match alloc_anon_folio(&vmf) {
+    let mut vmf = unsafe { VmFault::from_raw(vmf) };
+    match alloc_anon_folio(&mut vmf) {
         AnonFolio::Large(folio) => folio.into_raw(),
         AnonFolio::Fallback => core::ptr::null_mut(),
         AnonFolio::Retry => EAGAIN.to_ptr(),

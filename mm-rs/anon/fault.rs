@@ -13,66 +13,71 @@
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::mm::{
-    fault::{VmFault, VmFaultResult},
+    fault::{FaultOutcome, VmFault},
     folio::NewAnonFolio,
-    pgtable::AnonFolioPte,
+    pgtable::{AnonFolioPte, Refused},
 };
 
 /// Maps `folio` for the anonymous write fault `vmf`, as C's `do_anonymous_page()` after
 /// `alloc_anon_folio()`.
-pub(crate) fn anon_folio_install(mut vmf: VmFault<'_>, folio: NewAnonFolio) -> VmFaultResult {
+pub(crate) fn anon_folio_install(mut vmf: VmFault<'_>, folio: NewAnonFolio) -> FaultOutcome {
     // Up to date, and its entry built, before the lock, as in C.
     let Ok(folio) = AnonFolioPte::new(&vmf, folio) else {
         // No anon_vma: the caller did not prepare the fault. Refuse; the folio is put.
-        return bindings::MM_RS_VM_FAULT_SIGBUS;
+        return vmf.sigbus();
     };
     let Some(mut pte) = vmf.lock_pte_block(folio.order()) else {
         // The page table changed under us (or the block is not the VMA's, which the order
         // decision never picks): release the folio and retry.
-        return 0;
+        drop(folio);
+        return vmf.done();
     };
-    let vacant = match pte.vacant_folio(folio) {
-        Ok(vacant) => vacant,
-        Err(_folio) => {
-            // Another thread mapped something here first. Nothing was changed; the folio is
-            // released and the access retried.
-            pte.update_mmu_tlb();
-            return 0;
+    let why = match pte.vacant_folio(folio) {
+        Ok(vacant) => {
+            vacant.install();
+            drop(pte);
+            return vmf.done();
         }
+        // Nothing was changed; the folio is released with the lock still held, as C does.
+        Err((why, _folio)) => why,
     };
-    if let Err(ret) = vacant.vma().mm().check_stable_address_space() {
-        return ret;
+    if why == Refused::Changed {
+        // Another thread mapped something here first: the access is retried.
+        pte.update_mmu_tlb();
     }
-    if vacant.vma().userfaultfd_missing() {
-        // Deliver the fault to user space: checked under the PTE lock, handled without it,
-        // the folio released.
-        drop(vacant);
-        drop(pte);
-        return vmf.handle_userfault_missing();
-    }
-    vacant.install();
-    0
+    drop(pte);
+    refused(vmf, why)
 }
 
 /// Maps the shared zero page for the anonymous read fault `vmf`, as C's `do_anonymous_page()`
 /// does for reads.
-pub(crate) fn anon_zero_page_install(mut vmf: VmFault<'_>) -> VmFaultResult {
+pub(crate) fn anon_zero_page_install(mut vmf: VmFault<'_>) -> FaultOutcome {
     let Some(mut pte) = vmf.lock_pte_block(0) else {
-        return 0;
+        return vmf.done();
     };
-    let Some(vacant) = pte.vacant_zero_page() else {
+    let why = match pte.vacant_zero_page() {
+        Ok(vacant) => {
+            vacant.install();
+            drop(pte);
+            return vmf.done();
+        }
+        Err(why) => why,
+    };
+    if why == Refused::Changed {
         pte.update_mmu_tlb();
-        return 0;
-    };
-    if let Err(ret) = vacant.vma().mm().check_stable_address_space() {
-        return ret;
     }
-    if vacant.vma().userfaultfd_missing() {
-        drop(pte);
-        return vmf.handle_userfault_missing();
+    drop(pte);
+    refused(vmf, why)
+}
+
+/// How a fault whose block was refused under the PTE lock (now dropped) ends, as in C.
+fn refused(vmf: VmFault<'_>, why: Refused) -> FaultOutcome {
+    match why {
+        Refused::Changed => vmf.done(),
+        Refused::Unstable | Refused::Unsuitable => vmf.sigbus(),
+        // Checked under the PTE lock, handled without it.
+        Refused::UserfaultMissing => vmf.handle_userfault_missing(),
     }
-    vacant.install();
-    0
 }
 
 /// C entry for [`anon_folio_install`]; consumes the caller's reference to `folio`.
@@ -97,7 +102,7 @@ pub unsafe extern "C" fn mm_rs_anon_folio_install(
     };
     // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
     let vmf = unsafe { VmFault::from_raw(vmf) };
-    anon_folio_install(vmf, folio)
+    anon_folio_install(vmf, folio).into_raw()
 }
 
 /// C entry for [`anon_zero_page_install`].
@@ -115,7 +120,7 @@ pub unsafe extern "C" fn mm_rs_anon_zero_page_install(
     };
     // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
     let vmf = unsafe { VmFault::from_raw(vmf) };
-    anon_zero_page_install(vmf)
+    anon_zero_page_install(vmf).into_raw()
 }
 
 export_check!(mm_rs_anon_folio_install, mm_rs_anon_zero_page_install);

@@ -25,14 +25,11 @@ use kernel::mm::{
 };
 
 /// The end of a pass with the PTE lock held: detaches the table on the fast path if it may go.
-fn zap_locked(zap: &mut TableZap<'_>, pmd: &mut PmdRef<'_>, held: PteLockHeld<'_>, addr: usize) {
+fn zap_locked(zap: &mut TableZap<'_>, held: PteLockHeld<'_, '_>, addr: usize) {
     if zap.decide(addr) != Reclaim::Fast {
         return;
     }
-    let Some(pml) = pmd.try_lock_under(&held) else {
-        return;
-    };
-    if let Some(table) = pml.detach_if_empty_under(held) {
+    if let Some(table) = held.detach_if_empty() {
         zap.set_detached(table);
     }
 }
@@ -147,12 +144,12 @@ pub unsafe extern "C" fn mm_rs_pt_zap_locked(
     // SAFETY: The caller keeps `mm` live for the call.
     let mm = unsafe { Mm::from_raw(mm) };
     // SAFETY: `pmd` maps the table the pass ended in, which ends at `addr`; the page tables
-    // stay allocated under the mmap read lock.
+    // stay allocated under the mmap read lock; it is the one `PmdRef` of this call.
     let mut pmd = unsafe { PmdRef::from_raw(mm, pmd, addr.wrapping_sub(1)) };
     // SAFETY: The caller holds `ptl`, the lock of the table `pmd` points to.
-    let held = unsafe { PteLockHeld::from_raw(ptl, &pmd) };
+    let held = unsafe { PteLockHeld::from_raw(ptl, &mut pmd) };
     // SAFETY: The caller zero-initialised `z` and only these functions change it.
-    zap_locked(&mut unsafe { TableZap::new(z) }, &mut pmd, held, addr);
+    zap_locked(&mut unsafe { TableZap::new(z) }, held, addr);
 }
 
 /// The end of a pass at `addr`, after the PTE lock was dropped.
@@ -178,7 +175,7 @@ pub unsafe extern "C" fn mm_rs_pt_zap_unlocked(
     // SAFETY: Guaranteed by the caller.
     let mut tlb = unsafe { MmuGather::from_raw(tlb) };
     // SAFETY: `pmd` maps the table the pass ended in, which ends at `addr`; the page tables
-    // stay allocated under the mmap read lock.
+    // stay allocated under the mmap read lock; it is the one `PmdRef` of this call.
     let mut pmd = unsafe { PmdRef::from_raw(tlb.mm(), pmd, addr.wrapping_sub(1)) };
     // SAFETY: The caller zero-initialised `z` and only these functions change it.
     zap_unlocked(&mut unsafe { TableZap::new(z) }, &mut tlb, &mut pmd, addr);

@@ -202,6 +202,11 @@ __rust_helper void rust_helper_mm_rs_add_mm_counter(struct mm_struct *mm, int me
 	add_mm_counter(mm, member, value);
 }
 
+__rust_helper bool rust_helper_mm_rs_mm_forbids_zeropage(struct mm_struct *mm)
+{
+	return mm_forbids_zeropage(mm);
+}
+
 __rust_helper vm_fault_t rust_helper_mm_rs_handle_userfault(struct vm_fault *vmf,
 							    unsigned long reason)
 {

@@ -19,6 +19,20 @@ use core::{marker::PhantomData, ptr::NonNull};
 /// The `vm_fault_t` a fault handler returns: 0 or `VM_FAULT_*` bits.
 pub type VmFaultResult = bindings::vm_fault_t;
 
+/// What a fault handler tells C, made only by consuming the [`VmFault`]: a handler returns
+/// exactly one, and cannot claim an outcome (such as `VM_FAULT_RETRY`, which tells C that the
+/// fault's lock is gone) that did not happen.
+#[must_use = "the outcome must be returned to the fault's C caller"]
+pub struct FaultOutcome(VmFaultResult);
+
+impl FaultOutcome {
+    /// The `vm_fault_t` for C.
+    #[inline]
+    pub fn into_raw(self) -> VmFaultResult {
+        self.0
+    }
+}
+
 /// A page fault being handled.
 ///
 /// Not `Clone`: the value stands for the handler's right to use the fault, which
@@ -80,9 +94,20 @@ impl<'a> VmFault<'a> {
         unsafe { (*self.as_ptr()).pmd }
     }
 
-    /// Maps the PTE table that `vmf->pmd` points to (`pte_offset_map()`), for lockless reads.
+    /// Whether this is a write fault (`FAULT_FLAG_WRITE`).
     #[inline]
-    pub fn map_pte_table(&self) -> Option<PteTableMap<'_>> {
+    pub fn is_write(&self) -> bool {
+        // SAFETY: `flags` is set before the handler runs and not changed meanwhile.
+        let flags = unsafe { (*self.as_ptr()).flags };
+        flags & bindings::fault_flag_FAULT_FLAG_WRITE != 0
+    }
+
+    /// Maps the PTE table that `vmf->pmd` points to (`pte_offset_map()`), for lockless reads.
+    ///
+    /// The mapping holds an RCU read-side section: it borrows the fault mutably, so nothing that
+    /// needs the fault (allocating, charging, zeroing: all may sleep) can run while it lives.
+    #[inline]
+    pub fn map_pte_table(&mut self) -> Option<PteTableMap<'_>> {
         // SAFETY: `vmf->pmd` is a PMD entry of the read-locked VMA's page tables, which stay
         // allocated while the lock is held, that is while `self` is borrowed.
         unsafe { PteTableMap::map(self.pmd()) }
@@ -112,10 +137,12 @@ impl<'a> VmFault<'a> {
     }
 
     /// The naturally aligned block of `1 << order` pages around the fault address, if it lies
-    /// inside the VMA and inside one PTE table: `(first address, number of pages)`.
+    /// inside the VMA and inside one PTE table, and is smaller than a table (a PMD-sized folio
+    /// is PMD-mapped; its rmap accounting does not allow mapping it with PTEs): `(first
+    /// address, number of pages)`.
     #[inline]
     fn block(&self, order: u32) -> Option<(usize, usize)> {
-        let nr = 1usize.checked_shl(order).filter(|&nr| nr <= PTRS_PER_PTE)?;
+        let nr = 1usize.checked_shl(order).filter(|&nr| nr < PTRS_PER_PTE)?;
         let size = nr << PAGE_SHIFT;
         let addr = self.address() & !(size - 1);
         let vma = self.vma();
@@ -128,8 +155,10 @@ impl<'a> VmFault<'a> {
     /// Maps and locks the PTE table of the fault (`pte_offset_map_lock()`), positioned at the
     /// naturally aligned block of `1 << order` pages around the fault address.
     ///
-    /// Returns [`None`] if that block does not lie inside the VMA and one PTE table (refused:
-    /// nothing may be mapped outside the VMA), or if the PMD no longer points to a PTE table
+    /// Returns [`None`] if the VMA is not a private anonymous one (refused: these entries map
+    /// anonymous memory and the zero page only), if the block does not lie inside the VMA and
+    /// one PTE table or is a whole table (refused: nothing may be mapped outside the VMA, and a
+    /// PMD-sized folio is not PTE-mapped here), or if the PMD no longer points to a PTE table
     /// (the fault is then retried).
     ///
     /// The guard borrows the fault mutably: the PTE lock cannot be taken a second time while it
@@ -137,6 +166,10 @@ impl<'a> VmFault<'a> {
     /// guard.
     #[inline]
     pub fn lock_pte_block(&mut self, order: u32) -> Option<PteTableGuard<'_>> {
+        let vma = self.vma();
+        if !vma.is_anonymous() || vma.flags() & super::virt::flags::SHARED != 0 {
+            return None;
+        }
         let (addr, nr) = self.block(order)?;
         let this: &Self = self;
         // SAFETY: `vmf->pmd` is the PMD entry covering the fault address in the read-locked
@@ -150,11 +183,31 @@ impl<'a> VmFault<'a> {
     /// This consumes the fault: userfaultfd may sleep and drop the mmap or VMA lock (returning
     /// `VM_FAULT_RETRY`), after which neither the VMA nor `vmf->pmd` may be used. No PTE lock
     /// can be held here, since every guard borrows the fault.
+    ///
+    /// What userfaultfd returns is the handler's outcome: no other can be made once the fault
+    /// is consumed, so the handler cannot report the fault's lock still held when userfaultfd
+    /// dropped it, or the reverse.
     #[inline]
-    pub fn handle_userfault_missing(self) -> VmFaultResult {
+    pub fn handle_userfault_missing(self) -> FaultOutcome {
         // SAFETY: The fault is being handled with the VMA read-locked and no page table lock
-        // held (any guard would borrow `self`, which is moved here); the handler returns what
-        // userfaultfd returns as is, and `self` is gone, so nothing uses the fault afterwards.
-        unsafe { bindings::mm_rs_handle_userfault(self.as_ptr(), bindings::MM_RS_VM_UFFD_MISSING) }
+        // held: every guard and mapping borrows `self`, which is moved here (a guard leaked with
+        // `mem::forget` would still hold its lock; leaking guards is a bug this cannot see).
+        // `self` is gone afterwards, so nothing uses the fault, and its outcome is this one.
+        FaultOutcome(unsafe {
+            bindings::mm_rs_handle_userfault(self.as_ptr(), bindings::MM_RS_VM_UFFD_MISSING)
+        })
+    }
+
+    /// Ends the fault as handled: the entry was mapped, or the access is to be retried
+    /// (another thread mapped it, or the page table changed). C's 0.
+    #[inline]
+    pub fn done(self) -> FaultOutcome {
+        FaultOutcome(0)
+    }
+
+    /// Ends the fault with `VM_FAULT_SIGBUS`.
+    #[inline]
+    pub fn sigbus(self) -> FaultOutcome {
+        FaultOutcome(bindings::MM_RS_VM_FAULT_SIGBUS)
     }
 }

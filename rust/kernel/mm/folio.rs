@@ -16,7 +16,7 @@
 //!
 //! C header: [`include/linux/mm.h`](srctree/include/linux/mm.h)
 
-use super::{virt::VmaRef, Mm};
+use super::fault::VmFault;
 use crate::{bindings, error::to_result, error::Result};
 use core::ptr::NonNull;
 
@@ -74,18 +74,21 @@ pub struct NewFolio(Unique);
 unsafe impl Send for NewFolio {}
 
 impl NewFolio {
-    /// Allocates a folio of `order` for a fault at `addr` in `vma`, following the VMA's NUMA
+    /// Allocates a folio of `order` for the fault `vmf` at `addr`, following its VMA's NUMA
     /// policy, as C's `vma_alloc_folio()`. Returns [`None`] if the allocation failed.
     ///
-    /// This may sleep if `gfp` allows it.
+    /// This may sleep if `gfp` allows it: it borrows the fault mutably, which no PTE lock guard
+    /// or RCU mapping of the fault can be holding. `__GFP_ACCOUNT` is masked out: user folios
+    /// are charged with [`Self::mem_cgroup_charge`], not as kernel memory.
     #[inline]
-    pub fn vma_alloc(gfp: Gfp, order: u32, vma: &VmaRef, addr: usize) -> Option<Self> {
+    pub fn vma_alloc(gfp: Gfp, order: u32, vmf: &mut VmFault<'_>, addr: usize) -> Option<Self> {
         let order = i32::try_from(order).ok()?;
-        // SAFETY: `vma` is valid and locked by the `VmaRef` invariants.
-        let folio = unsafe { bindings::mm_rs_vma_alloc_folio(gfp, order, vma.as_ptr(), addr) };
+        let gfp = gfp & !bindings::MM_RS_GFP_ACCOUNT;
+        // SAFETY: The VMA is valid and locked by the `VmFault` invariants.
+        let folio =
+            unsafe { bindings::mm_rs_vma_alloc_folio(gfp, order, vmf.vma().as_ptr(), addr) };
         // INVARIANT: A folio fresh from the allocator comes with one reference, which we now
-        // own, and nobody else knows of it; it is not charged (`__GFP_ACCOUNT` is not how
-        // user folios are charged).
+        // own, and nobody else knows of it; without `__GFP_ACCOUNT` it is not charged.
         NonNull::new(folio).map(|folio| Self(Unique { folio }))
     }
 
@@ -95,12 +98,14 @@ impl NewFolio {
         self.0.order()
     }
 
-    /// Charges the folio to `mm`'s memory cgroup, as C's `mem_cgroup_charge()`. On failure the
-    /// folio is put.
+    /// Charges the folio to the memory cgroup of the mm of the fault `vmf`, as C's
+    /// `mem_cgroup_charge()`. On failure the folio is put. May sleep (borrows the fault
+    /// mutably).
     #[inline]
-    pub fn mem_cgroup_charge(self, mm: &Mm, gfp: Gfp) -> Result<ChargedFolio> {
+    pub fn mem_cgroup_charge(self, vmf: &mut VmFault<'_>, gfp: Gfp) -> Result<ChargedFolio> {
+        let mm = vmf.vma().mm();
         // SAFETY: The folio is valid, exclusively ours and not charged (type invariants);
-        // consuming `self` makes this the one charge. `mm` is valid by the `Mm` invariants.
+        // consuming `self` makes this the one charge. `mm` is valid (the fault's).
         to_result(unsafe { bindings::mm_rs_mem_cgroup_charge(self.0.as_ptr(), mm.as_raw(), gfp) })?;
         // INVARIANT: Just charged; still exclusively ours.
         Ok(ChargedFolio(self.0))
@@ -118,17 +123,18 @@ pub struct ChargedFolio(Unique);
 unsafe impl Send for ChargedFolio {}
 
 impl ChargedFolio {
-    /// Throttles the caller if swap is congested, as C's `folio_throttle_swaprate()`.
+    /// Throttles the caller if swap is congested, as C's `folio_throttle_swaprate()`. May sleep
+    /// (borrows the fault mutably).
     #[inline]
-    pub fn throttle_swaprate(&self, gfp: Gfp) {
+    pub fn throttle_swaprate(&self, _vmf: &mut VmFault<'_>, gfp: Gfp) {
         // SAFETY: The folio is valid by the type invariants.
         unsafe { bindings::mm_rs_folio_throttle_swaprate(self.0.as_ptr(), gfp) };
     }
 
     /// Zeroes the folio for user space, the subpage at `addr_hint` last so that it is
-    /// cache-hot, as C's `folio_zero_user()`.
+    /// cache-hot, as C's `folio_zero_user()`. May sleep (borrows the fault mutably).
     #[inline]
-    pub fn zero_user(self, addr_hint: usize) -> NewAnonFolio {
+    pub fn zero_user(self, _vmf: &mut VmFault<'_>, addr_hint: usize) -> NewAnonFolio {
         // SAFETY: The folio is valid, and nobody else can see it (type invariants), so writing
         // its contents races with nothing.
         unsafe { bindings::folio_zero_user(self.0.as_ptr(), addr_hint) };

@@ -20,7 +20,7 @@
 //!
 //! C header: [`include/linux/pgtable.h`](srctree/include/linux/pgtable.h)
 
-use super::{fault::VmFault, folio::NewAnonFolio, virt::VmaRef};
+use super::{fault::VmFault, folio::NewAnonFolio};
 use crate::bindings;
 use core::{marker::PhantomData, ptr::NonNull};
 
@@ -233,14 +233,17 @@ impl Pte {
 /// points to (`mk_pte()`), young where the architecture does that in software, and writable and
 /// dirty exactly if the VMA is writable; `order` is the folio's order; the folio is marked up to
 /// date; the VMA has an `anon_vma`. `vmf` only identifies the fault: it is never dereferenced.
-pub struct AnonFolioPte {
+/// The value cannot outlive the fault (`'a`, the lifetime of the [`VmFault`]), so a fault's
+/// `vm_fault` cannot be reused under it.
+pub struct AnonFolioPte<'a> {
     folio: NewAnonFolio,
     entry: Pte,
     order: u32,
     vmf: *const bindings::vm_fault,
+    _fault: PhantomData<&'a ()>,
 }
 
-impl AnonFolioPte {
+impl<'a> AnonFolioPte<'a> {
     /// Readies `folio` to be mapped by the anonymous write fault `vmf`, as C's
     /// `do_anonymous_page()` does before it takes the PTE lock: marks it up to date (whose write
     /// barrier orders the zeroing before the entries) and builds its entry.
@@ -248,7 +251,7 @@ impl AnonFolioPte {
     /// Refused, with the folio given back, if the VMA has no `anon_vma` (the fault must
     /// `vmf_anon_prepare()` first: the rmap needs one).
     #[inline]
-    pub fn new(vmf: &VmFault<'_>, mut folio: NewAnonFolio) -> Result<Self, NewAnonFolio> {
+    pub fn new(vmf: &VmFault<'a>, mut folio: NewAnonFolio) -> Result<Self, NewAnonFolio> {
         let vma = vmf.vma();
         // The anon_vma only ever goes from NULL to set under the VMA lock held, so a check now
         // holds at install time.
@@ -267,6 +270,7 @@ impl AnonFolioPte {
             entry: Pte(entry),
             order,
             vmf: vmf.as_ptr(),
+            _fault: PhantomData,
         })
     }
 
@@ -275,6 +279,23 @@ impl AnonFolioPte {
     pub fn order(&self) -> u32 {
         self.order
     }
+}
+
+/// Why a block of a locked PTE table may not be filled, as C's `do_anonymous_page()` decides it
+/// under the PTE lock, in its order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// What is to be mapped does not fit the block or the fault: a folio of another size or
+    /// readied for another fault, the zero page for a write fault or more than one entry, or
+    /// in an mm that may not map it.
+    Unsuitable,
+    /// An entry of the block changed since the fault looked (another thread won the race):
+    /// `update_mmu_tlb()`, then retry.
+    Changed,
+    /// The OOM reaper is tearing the mm down (`check_stable_address_space()`): `VM_FAULT_SIGBUS`.
+    Unstable,
+    /// The VMA is registered with userfaultfd for missing pages: hand the fault over.
+    UserfaultMissing,
 }
 
 /// A PTE table mapped and locked for a fault with `pte_offset_map_lock()`, positioned at a
@@ -359,32 +380,57 @@ impl<'f> PteTableGuard<'f> {
         unsafe { bindings::mm_rs_pte_range_none(self.pte.as_ptr(), nr) }
     }
 
-    /// Proof, under the lock, that the block is free for `folio`: the folio is the block's size
-    /// and was readied for this fault, and the entries are vacant. The folio comes back if not
-    /// (another thread mapped something here first: release it and retry the fault).
+    /// The checks C makes under the PTE lock before it maps, in C's order: the block is still
+    /// vacant, the mm is not being torn down by the OOM reaper, and the fault is not to be
+    /// handed to userfaultfd.
+    #[inline]
+    fn check_under_lock(&self) -> Result<(), Refused> {
+        if !self.is_vacant() {
+            return Err(Refused::Changed);
+        }
+        let vma = self.vmf.vma();
+        if vma.mm().check_stable_address_space().is_err() {
+            return Err(Refused::Unstable);
+        }
+        if vma.userfaultfd_missing() {
+            return Err(Refused::UserfaultMissing);
+        }
+        Ok(())
+    }
+
+    /// Proof, under the lock, that the block may be filled with `folio`: the folio is the
+    /// block's size and was readied for this fault, and [C's checks](Refused) pass. The folio
+    /// comes back with the reason if not.
     #[inline]
     pub fn vacant_folio(
         &mut self,
-        folio: AnonFolioPte,
-    ) -> Result<VacantFolio<'_, 'f>, AnonFolioPte> {
+        folio: AnonFolioPte<'f>,
+    ) -> Result<VacantFolio<'_, 'f>, (Refused, AnonFolioPte<'f>)> {
         let fits = core::ptr::eq(folio.vmf, self.vmf.as_ptr())
-            && 1usize.checked_shl(folio.order) == Some(self.nr)
-            && self.is_vacant();
+            && 1usize.checked_shl(folio.order) == Some(self.nr);
         if !fits {
-            return Err(folio);
+            return Err((Refused::Unsuitable, folio));
+        }
+        if let Err(why) = self.check_under_lock() {
+            return Err((why, folio));
         }
         // INVARIANT: Checked just above, under the lock that `&mut self` keeps held.
         Ok(VacantFolio { guard: self, folio })
     }
 
-    /// Proof, under the lock, that the block is one entry, free for the shared zero page.
+    /// Proof, under the lock, that the block may be filled with the shared zero page: it is one
+    /// entry, the fault is a read, the mm may map the zero page, and [C's checks](Refused) pass.
     #[inline]
-    pub fn vacant_zero_page(&mut self) -> Option<VacantZeroPage<'_, 'f>> {
-        if self.nr != 1 || !self.is_vacant() {
-            return None;
+    pub fn vacant_zero_page(&mut self) -> Result<VacantZeroPage<'_, 'f>, Refused> {
+        let vma = self.vmf.vma();
+        // SAFETY: The mm is valid (the VMA's, read-locked).
+        let forbidden = unsafe { bindings::mm_rs_mm_forbids_zeropage(vma.mm().as_raw()) };
+        if self.nr != 1 || self.vmf.is_write() || forbidden {
+            return Err(Refused::Unsuitable);
         }
+        self.check_under_lock()?;
         // INVARIANT: Checked just above, under the lock that `&mut self` keeps held.
-        Some(VacantZeroPage { guard: self })
+        Ok(VacantZeroPage { guard: self })
     }
 
     /// Tells the MMU that the block's entries were not changed by us after all (another thread
@@ -460,25 +506,21 @@ impl Drop for PteTableGuard<'_> {
 ///
 /// # Invariants
 ///
-/// `folio` was readied for `guard`'s fault, has exactly `guard.nr` pages, and every entry of the
-/// guard's block was found vacant under the lock, held since.
+/// `folio` was readied for `guard`'s fault, has exactly `guard.nr` pages; under the lock, held
+/// since, every entry of the guard's block was found vacant, the mm stable and the VMA not
+/// registered with userfaultfd for missing pages.
 pub struct VacantFolio<'g, 'f> {
     guard: &'g mut PteTableGuard<'f>,
-    folio: AnonFolioPte,
+    folio: AnonFolioPte<'f>,
 }
 
 impl VacantFolio<'_, '_> {
-    /// The fault's VMA, for the checks C makes under the lock before mapping.
-    #[inline]
-    pub fn vma(&self) -> &VmaRef {
-        self.guard.vmf.vma()
-    }
-
     /// Maps the folio at the block, as the rest of C's `do_anonymous_page()`: takes a reference
     /// for each page the entries will map, counts the pages in the mm's RSS and the mTHP
     /// statistics, adds the folio to the anonymous rmap (exclusively) and to the LRU, sets the
     /// entries with one `set_ptes()` (uffd-wp kept when the fault replaces a uffd-wp marker) and
-    /// updates the MMU cache. Cannot fail: everything it needs was checked before.
+    /// updates the MMU cache. Cannot fail: everything it needs was checked before, under the
+    /// lock still held.
     #[inline]
     pub fn install(self) {
         let Self { guard, folio } = self;
@@ -543,18 +585,14 @@ impl VacantFolio<'_, '_> {
 ///
 /// # Invariants
 ///
-/// `guard`'s block is one entry, found vacant under the lock, held since.
+/// `guard`'s block is one entry of a read fault in an mm that may map the zero page; under the
+/// lock, held since, it was found vacant, the mm stable and the VMA not registered with
+/// userfaultfd for missing pages.
 pub struct VacantZeroPage<'g, 'f> {
     guard: &'g mut PteTableGuard<'f>,
 }
 
 impl VacantZeroPage<'_, '_> {
-    /// The fault's VMA, for the checks C makes under the lock before mapping.
-    #[inline]
-    pub fn vma(&self) -> &VmaRef {
-        self.guard.vmf.vma()
-    }
-
     /// Maps the shared zero page at the entry (a read fault), `pte_mkspecial()` with the VMA's
     /// protection, read-only, uffd-wp kept when the fault replaces a uffd-wp marker.
     #[inline]

@@ -6,7 +6,7 @@
 //! Lock order, as everywhere in mm: the mmap (or VMA) read lock, then the PMD lock, then the PTE
 //! lock of the table the PMD points to (nested: with split PTE locks they are different locks of
 //! one class). A path that already holds the PTE lock may only *try* the PMD lock
-//! ([`PmdRef::try_lock_under`]).
+//! ([`PteLockHeld::detach_if_empty`]).
 //!
 //! Each step consumes the guard of the step before: [`PmdGuard::lock_pte_table`] takes the PMD
 //! lock's guard into the nested guard (so the PTE lock cannot be taken twice), and detaching
@@ -35,7 +35,9 @@ pub const PMD_SIZE: usize = bindings::MM_RS_PMD_SIZE;
 ///
 /// `pmd` points to the PMD entry that maps `[addr, addr + PMD_SIZE)` in `mm`'s page tables,
 /// which stay allocated for `'a` (the caller holds the mmap or VMA read lock); `addr` is
-/// `PMD_SIZE`-aligned.
+/// `PMD_SIZE`-aligned. No other `PmdRef` of `mm` exists for `'a`: the PMD locks of different
+/// entries may be one lock (`pmd_lockptr()` is the lock of the whole PMD table, or
+/// `mm->page_table_lock`), which two `PmdRef`s could take twice.
 pub struct PmdRef<'a> {
     pmd: NonNull<bindings::pmd_t>,
     mm: &'a Mm,
@@ -49,7 +51,7 @@ impl<'a> PmdRef<'a> {
     ///
     /// `pmd` must point to the PMD entry mapping `addr` in `mm`'s page tables, which stay
     /// allocated for `'a`, as the entry a zap or a fault works on does while the mmap or VMA read
-    /// lock is held.
+    /// lock is held; and no other `PmdRef` of `mm` may exist for `'a`.
     #[inline]
     pub unsafe fn from_raw(mm: &'a Mm, pmd: NonNull<bindings::pmd_t>, addr: usize) -> Self {
         // INVARIANT: Guaranteed by the caller; the address is aligned here.
@@ -76,10 +78,10 @@ impl<'a> PmdRef<'a> {
         unsafe { NonNull::new_unchecked(ptl) }
     }
 
-    /// Takes the PMD lock (`pmd_lock()`). The caller must not hold a PTE lock of this mm: the
-    /// only way to hold one here is a [`PteLockHeld`], whose path uses
-    /// [`Self::try_lock_under`]. The guard borrows the entry mutably, so the lock cannot be taken
-    /// twice.
+    /// Takes the PMD lock (`pmd_lock()`). The guard borrows the entry mutably, so the lock
+    /// cannot be taken twice through it; and a [`PteLockHeld`] borrows it mutably too, so it
+    /// cannot be taken while the PTE lock is held either (that would invert the lock order, or
+    /// self-deadlock where both are one lock).
     #[inline]
     pub fn lock(&mut self) -> PmdGuard<'_, 'a> {
         let pml = self.lockptr();
@@ -91,29 +93,6 @@ impl<'a> PmdRef<'a> {
             pml,
             _not_send: PhantomData,
         }
-    }
-
-    /// Tries to take the PMD lock while `held`, the PTE lock of the table this entry points to,
-    /// is held: taking it outright would invert the lock order.
-    ///
-    /// Fails when the PMD lock is busy, and always when it is the same lock as `held` (no split
-    /// PTE locks): callers then fall back to [`Self::lock`] once `held` is dropped.
-    #[inline]
-    pub fn try_lock_under(&mut self, held: &PteLockHeld<'_>) -> Option<PmdGuard<'_, 'a>> {
-        let pml = self.lockptr();
-        if pml == held.ptl {
-            return None;
-        }
-        // SAFETY: `pml` is the valid lock of this entry.
-        if !unsafe { bindings::mm_rs_spin_trylock(pml.as_ptr()) } {
-            return None;
-        }
-        // INVARIANT: `pml` was just taken.
-        Some(PmdGuard {
-            pmd: self,
-            pml,
-            _not_send: PhantomData,
-        })
     }
 
     /// Clears the entry and returns the table it pointed to.
@@ -140,32 +119,56 @@ impl<'a> PmdRef<'a> {
 /// The PTE lock of a table, held by the C code that called into Rust. Not a guard: dropping it
 /// unlocks nothing.
 ///
+/// It borrows the PMD entry mutably, so while it exists the PMD lock cannot be taken outright
+/// ([`PmdRef::lock`]): with the PTE lock held, that would invert the lock order. The fast path,
+/// [`Self::detach_if_empty`], only tries it.
+///
 /// # Invariants
 ///
-/// `ptl` is the PTE lock of the table that `pmd` points to, held by the caller for `'a`, and
-/// `pmd` is a valid PMD entry for `'a`.
-pub struct PteLockHeld<'a> {
+/// `ptl` is the PTE lock of the table that `pmd`'s entry points to, held by the caller for `'h`.
+pub struct PteLockHeld<'h, 'a> {
     ptl: NonNull<bindings::spinlock_t>,
-    pmd: NonNull<bindings::pmd_t>,
-    _p: PhantomData<&'a bindings::spinlock_t>,
+    pmd: &'h mut PmdRef<'a>,
 }
 
-impl PteLockHeld<'_> {
+impl<'h, 'a> PteLockHeld<'h, 'a> {
     /// Records that the caller holds `ptl`, the lock of the PTE table `pmd` points to.
     ///
     /// # Safety
     ///
-    /// `ptl` must be held by the caller for the lifetime of the result, and be the lock of the
-    /// PTE table that the valid PMD entry `pmd` points to (as `pte_offset_map_lock()` returns
-    /// it).
+    /// `ptl` must be held by the caller for `'h`, and be the lock of the PTE table that `pmd`'s
+    /// entry points to (as `pte_offset_map_lock()` returns it).
     #[inline]
-    pub unsafe fn from_raw(ptl: NonNull<bindings::spinlock_t>, pmd: &PmdRef<'_>) -> Self {
+    pub unsafe fn from_raw(ptl: NonNull<bindings::spinlock_t>, pmd: &'h mut PmdRef<'a>) -> Self {
         // INVARIANT: Guaranteed by the caller.
-        Self {
-            ptl,
-            pmd: pmd.pmd,
-            _p: PhantomData,
+        Self { ptl, pmd }
+    }
+
+    /// The fast path: if the PMD lock can be had without waiting and is not the PTE lock held
+    /// (no split PTE locks), detaches the table if all its entries are none, checked here under
+    /// both locks rather than trusted from the caller's count (so a wrong count can at worst
+    /// keep a table). Consumes the witness: once detached, the PTE lock held no longer locks a
+    /// table of this entry.
+    #[inline]
+    pub fn detach_if_empty(self) -> Option<DetachedPteTable> {
+        let pml = self.pmd.lockptr();
+        if pml == self.ptl {
+            return None;
         }
+        // SAFETY: `pml` is the valid lock of the entry.
+        if !unsafe { bindings::mm_rs_spin_trylock(pml.as_ptr()) } {
+            return None;
+        }
+        // SAFETY: The entry is valid and, under its lock, points to the table whose lock we hold
+        // (type invariants); the mapping lives only for this block, under both locks.
+        let empty = unsafe { PteTableMap::map(self.pmd.pmd.as_ptr()) }
+            .is_some_and(|map| map.table().range_none(0, PTRS_PER_PTE));
+        // SAFETY: Both locks are held, the entry still points to the table (the PMD lock is held
+        // since `map` found it there), and every entry is none.
+        let table = empty.then(|| unsafe { self.pmd.detach() });
+        // SAFETY: Taken just above; this is the one unlock.
+        unsafe { bindings::spin_unlock(pml.as_ptr()) };
+        table
     }
 }
 
@@ -215,27 +218,6 @@ impl<'p, 'a> PmdGuard<'p, 'a> {
             pte,
             ptl,
         })
-    }
-
-    /// The fast path: detaches the table the entry points to, whose lock `held` the caller
-    /// holds, if all its entries are none.
-    ///
-    /// The entries are checked here, under both locks, rather than trusted from the caller's
-    /// count, so that a wrong count can at worst keep a table. Consumes both lock witnesses:
-    /// once detached, `held` no longer locks a table of this entry.
-    #[inline]
-    pub fn detach_if_empty_under(self, held: PteLockHeld<'_>) -> Option<DetachedPteTable> {
-        if held.pmd != self.pmd.pmd {
-            return None;
-        }
-        // SAFETY: The entry is valid and, under its lock, points to the table whose lock `held`
-        // is; the mapping lives only for this function, inside `self`'s lifetime.
-        let map = unsafe { PteTableMap::map(self.pmd.pmd.as_ptr()) }?;
-        let empty = map.table().range_none(0, PTRS_PER_PTE);
-        drop(map);
-        // SAFETY: Both locks are held, the entry still points to the table (the PMD lock is
-        // held since `map` found it there), and every entry is none.
-        empty.then(|| unsafe { self.pmd.detach() })
     }
 }
 

@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0
+// expect: E0423|E0603
+//! Claiming an outcome that did not happen (review: returning VM_FAULT_RETRY, which tells C the
+//! fault's lock is gone, or 0 after userfaultfd dropped it): outcomes come from the fault only.
+
+use kernel::mm::fault::FaultOutcome;
+
+pub fn f() -> FaultOutcome {
+    FaultOutcome(0x400)
+}
