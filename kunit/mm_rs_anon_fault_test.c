@@ -269,6 +269,24 @@ static pmd_t *pmd_of(struct mm_struct *mm, unsigned long addr)
 }
 
 /*
+ * The vm_fault C's fault path would hand over for a fault at @addr of @vma,
+ * which must have a PTE table there; the caller holds the mmap lock.
+ */
+static struct vm_fault test_vmf(struct vm_area_struct *vma, unsigned long addr,
+				unsigned int flags)
+{
+	return (struct vm_fault) {
+		.vma = vma,
+		.address = addr,
+		.real_address = addr,
+		.pgoff = linear_page_index(vma, addr),
+		.gfp_mask = GFP_KERNEL,
+		.flags = flags,
+		.pmd = pmd_of(vma->vm_mm, addr),
+	};
+}
+
+/*
  * The race lost, made deterministic: another thread mapped a page of the
  * block between the lockless check and the PTE lock. The Rust install is
  * called directly with a folio for the block; it must find the page under
@@ -306,15 +324,7 @@ static void install_race_lost_order(struct kunit *test, int order)
 	}
 	folio_get(folio);
 	{
-		struct vm_fault vmf = {
-			.vma = vma,
-			.address = addr,
-			.real_address = addr,
-			.pgoff = linear_page_index(vma, addr),
-			.gfp_mask = GFP_KERNEL,
-			.flags = FAULT_FLAG_WRITE,
-			.pmd = pmd_of(mm, addr),
-		};
+		struct vm_fault vmf = test_vmf(vma, addr, FAULT_FLAG_WRITE);
 
 		ret = mm_rs_anon_folio_install(&vmf, folio);
 		KUNIT_EXPECT_EQ(test, ret, 0);
@@ -739,15 +749,7 @@ static vm_fault_t install_direct(struct kunit *test, unsigned long addr, int ord
 	}
 	folio_get(folio);
 	{
-		struct vm_fault vmf = {
-			.vma = vma,
-			.address = addr,
-			.real_address = addr,
-			.pgoff = linear_page_index(vma, addr),
-			.gfp_mask = GFP_KERNEL,
-			.flags = FAULT_FLAG_WRITE,
-			.pmd = pmd_of(mm, addr),
-		};
+		struct vm_fault vmf = test_vmf(vma, addr, FAULT_FLAG_WRITE);
 
 		ret = mm_rs_anon_folio_install(&vmf, folio);
 	}
@@ -842,15 +844,7 @@ static vm_fault_t zero_page_direct(struct kunit *test, unsigned long addr, unsig
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, addr);
 	if (vma) {
-		struct vm_fault vmf = {
-			.vma = vma,
-			.address = addr,
-			.real_address = addr,
-			.pgoff = linear_page_index(vma, addr),
-			.gfp_mask = GFP_KERNEL,
-			.flags = flags,
-			.pmd = pmd_of(mm, addr),
-		};
+		struct vm_fault vmf = test_vmf(vma, addr, flags);
 
 		ret = mm_rs_anon_zero_page_install(&vmf);
 	}

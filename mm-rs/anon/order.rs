@@ -23,6 +23,7 @@ use kernel::page::PAGE_SHIFT;
 ///
 /// `vma` must be anonymous (do_anonymous_page() only runs for anonymous VMAs); any other VMA gets
 /// no large order.
+#[inline]
 pub(crate) fn thp_vma_allowable_orders(
     vma: &VmaRef,
     knobs: &AnonThpKnobs,
@@ -65,6 +66,7 @@ pub(crate) fn thp_vma_allowable_orders(
 
 /// Whether the naturally aligned block of `order` around `addr` lies inside `vma` (and, for a
 /// file VMA, is aligned in the file), as C's `thp_vma_suitable_order()`.
+#[inline]
 fn thp_vma_suitable_order(vma: &VmaRef, addr: usize, order: u32) -> bool {
     let Some(size) = folio_size(order) else {
         return false;
@@ -87,6 +89,7 @@ fn thp_vma_suitable_order(vma: &VmaRef, addr: usize, order: u32) -> bool {
 
 /// `orders` from the highest order whose block fits in `vma` around `addr` down, as C's
 /// `thp_vma_suitable_orders()`.
+#[inline]
 pub(crate) fn thp_vma_suitable_orders(vma: &VmaRef, addr: usize, orders: OrderSet) -> OrderSet {
     for order in orders.iter_desc() {
         if thp_vma_suitable_order(vma, addr, order) {
@@ -99,6 +102,7 @@ pub(crate) fn thp_vma_suitable_orders(vma: &VmaRef, addr: usize, orders: OrderSe
 /// The large orders an anonymous fault at `addr` may try before it looks at the page table.
 ///
 /// A VMA with userfaultfd armed gets none: userfaultfd needs a fault per page.
+#[inline]
 pub(crate) fn anon_folio_orders(vma: &VmaRef, knobs: &AnonThpKnobs, addr: usize) -> OrderSet {
     if vma.flags() & flags::UFFD_ANY != 0 {
         return OrderSet::EMPTY;
@@ -112,6 +116,7 @@ pub(crate) fn anon_folio_orders(vma: &VmaRef, knobs: &AnonThpKnobs, addr: usize)
 ///
 /// Every order below that one then has only none PTEs too, since its block lies inside. The
 /// read is lockless, so the answer is a hint that the fault rechecks under the PTE lock.
+#[inline]
 pub(crate) fn anon_folio_pte_none_orders(
     table: &PteTableRef<'_>,
     addr: usize,

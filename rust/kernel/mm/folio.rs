@@ -17,7 +17,10 @@
 //! C header: [`include/linux/mm.h`](srctree/include/linux/mm.h)
 
 use super::fault::VmFault;
-use crate::{bindings, error::to_result, error::Result};
+use crate::{
+    bindings,
+    error::{Error, Result},
+};
 use core::ptr::NonNull;
 
 /// GFP flags as the mm code passes them around (`gfp_t`).
@@ -106,7 +109,10 @@ impl NewFolio {
         let mm = vmf.vma().mm();
         // SAFETY: The folio is valid, exclusively ours and not charged (type invariants);
         // consuming `self` makes this the one charge. `mm` is valid (the fault's).
-        to_result(unsafe { bindings::mm_rs_mem_cgroup_charge(self.0.as_ptr(), mm.as_raw(), gfp) })?;
+        let ret = unsafe { bindings::mm_rs_mem_cgroup_charge(self.0.as_ptr(), mm.as_raw(), gfp) };
+        if ret != 0 {
+            return Err(Error::from_errno(ret));
+        }
         // INVARIANT: Just charged; still exclusively ours.
         Ok(ChargedFolio(self.0))
     }
