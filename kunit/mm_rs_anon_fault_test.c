@@ -332,6 +332,18 @@ static void install_race_lost_order(struct kunit *test, int order)
 		vmf.flags = 0;
 		vmf.address = other;
 		KUNIT_EXPECT_EQ(test, mm_rs_anon_zero_page_install(&vmf), 0);
+		if (!order) {
+			/*
+			 * As handle_pte_fault() hands a fault over: it read the
+			 * entry (none then), and the recheck compares with that.
+			 */
+			folio_get(folio);
+			vmf = test_vmf(vma, addr, FAULT_FLAG_WRITE | FAULT_FLAG_ORIG_PTE_VALID);
+			vmf.orig_pte = __pte(0);
+			KUNIT_EXPECT_EQ(test, mm_rs_anon_folio_install(&vmf, folio), 0);
+			vmf.flags = FAULT_FLAG_ORIG_PTE_VALID;
+			KUNIT_EXPECT_EQ(test, mm_rs_anon_zero_page_install(&vmf), 0);
+		}
 	}
 	mmap_read_unlock(mm);
 
