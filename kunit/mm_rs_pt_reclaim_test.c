@@ -12,6 +12,7 @@
 #include <linux/mman.h>
 #include <linux/mm_rs.h>
 #include <linux/prandom.h>
+#include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/shmem_fs.h>
 #include <linux/swapops.h>
@@ -258,6 +259,24 @@ static int pt_reclaim_test_init(struct kunit *test)
 	return 0;
 }
 
+/*
+ * MADV_DONTNEED of [@start, @start + @len) in one uninterrupted pass per table,
+ * as far as the scheduler goes: zap_pte_range() stops part way when
+ * need_resched() is set, which a fair task waking on this CPU (a kworker, the
+ * tick) may do at any time, and a table whose pass stopped may only go on the
+ * slow path. As SCHED_FIFO, no fair task sets need_resched() on this thread.
+ */
+static int dontneed_one_pass(struct mm_struct *mm, unsigned long start,
+			     unsigned long len)
+{
+	int ret;
+
+	sched_set_fifo(current);
+	ret = do_madvise(mm, start, len, MADV_DONTNEED);
+	sched_set_normal(current, 0);
+	return ret;
+}
+
 /* A whole table and one page more: the table goes, the next one stays. */
 static void dontneed_frees_whole_table(struct kunit *test)
 {
@@ -274,7 +293,7 @@ static void dontneed_frees_whole_table(struct kunit *test)
 	bytes0 = mm_pgtables_bytes(mm);
 	pt_counts_get(&c0);
 
-	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, PMD_SIZE + PAGE_SIZE, MADV_DONTNEED), 0);
+	KUNIT_ASSERT_EQ(test, dontneed_one_pass(mm, base, PMD_SIZE + PAGE_SIZE), 0);
 	pt_counts_get(&c1);
 	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base));
 	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, base + PMD_SIZE));

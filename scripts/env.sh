@@ -20,3 +20,16 @@ fi
 MM_RS_MAKE_OPTS=(LLVM=$MM_RS_LLVM RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
 		 HOSTRUSTC=/usr/bin/rustc RUSTFMT=/usr/bin/rustfmt
 		 CLIPPY_DRIVER=/usr/bin/clippy-driver BINDGEN=/usr/local/bin/bindgen)
+
+# One kernel build at a time on this machine (two cores): the scripts that
+# build a kernel take this lock first and hold it to the end; a script run
+# from one that holds it (selftests.sh -> image.sh) does not take it again.
+mm_rs_build_lock() {
+	[ -n "${MM_RS_BUILD_LOCKED:-}" ] && return 0
+	exec 9>"${MM_RS_BUILD_LOCK:-/tmp/mm-rs-kbuild.lock}"
+	if ! flock -n 9; then
+		echo "mm-rs: waiting for another kernel build on this machine" >&2
+		flock 9
+	fi
+	export MM_RS_BUILD_LOCKED=1
+}

@@ -14,6 +14,7 @@ arch=${1:?usage: image.sh x86_64|arm64 test|debug|off|clang14}
 flavour=${2:-test}
 [ "$flavour" = clang14 ] && export MM_RS_LLVM=1
 . "$REPO/scripts/env.sh"
+mm_rs_build_lock
 T="$REPO/build/linux"
 out="$REPO/build/image-$arch-$flavour"
 case "$arch" in

@@ -14,6 +14,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/env.sh"
+mm_rs_build_lock
 arch=${1:?usage: kunit.sh x86_64|arm64 [FLAVOUR] [kunit.py args]}
 shift
 flavour=

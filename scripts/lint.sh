@@ -10,6 +10,7 @@ set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/env.sh"
+mm_rs_build_lock
 T="$REPO/build/linux"
 L="$REPO/build/lint"
 cd "$REPO"
