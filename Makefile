@@ -20,6 +20,7 @@ help:
 	@echo '                         architecture'"'"'s test kernel with the demo and quick mm selftests'
 	@echo '  make check-full        the rest: debug KUnit on arm64, MM_RS=n on arm64, and the full'
 	@echo '                         mm selftests against the MM_RS=n baseline on both architectures'
+	@echo '                         (the test kernel'"'"'s list, and every run_vmtests.sh category on prod)'
 	@echo '  make setup             install and check the toolchain (Debian packages, bindgen)'
 	@echo '  make prepare           extract the base tree into build/linux, link mm-rs in, apply patches/'
 	@echo '  make kunit ARCH=A      the KUnit suites under QEMU; A is x86_64, arm64 or all'
@@ -27,8 +28,12 @@ help:
 	@echo '  make kunit-debug ARCH=A   the same with PROVE_LOCKING, DEBUG_VM and KASAN'
 	@echo '  make kunit-off ARCH=A  the kernel with CONFIG_MM_RS=n: builds, runs, has no mm-rs'
 	@echo '  make image ARCH=A FLAVOR=F   build a test kernel (F: test, debug, off, or clang14: built'
-	@echo '                         with clang 14, the compiler reference of make bench) and print its path'
+	@echo '                         with clang 14, the compiler reference of make bench; prod, prod-off,'
+	@echo '                         prod-debug: the distribution-shaped kernel) and print its path'
 	@echo '  make selftests ARCH=A  the mm selftests on the test kernel and on MM_RS=n, compared'
+	@echo '  make selftests ARCH=A FLAVOR=prod   every run_vmtests.sh category on the prod kernel'
+	@echo '                         (memcg, zram swap, MGLRU, 2 NUMA nodes, -smp 4) against prod-off;'
+	@echo '                         table: build/results/selftests-A-prod.txt, selftests-prod.md'
 	@echo '  make bench ARCH=A      benchmarks under QEMU -icount shift=0, Rust vs C vs off in one boot'
 	@echo '                         (one vCPU; four for the multithreaded one; clang 14 reference):'
 	@echo '                         build/results/bench-A.json and docs/benchmarks.md (A may be all)'
@@ -63,7 +68,9 @@ run: prepare
 	@scripts/run.sh $(ARCH)
 
 selftests: prepare
-	@set -e; for a in $(arches); do scripts/selftests.sh $$a full compare; done
+	@set -e; for a in $(arches); do \
+		if [ "$(FLAVOR)" = prod ]; then scripts/selftests.sh $$a prod; \
+		else scripts/selftests.sh $$a full compare; fi; done
 
 bench: prepare
 	@set -e; for a in $(arches); do scripts/bench.sh $$a; done
@@ -91,6 +98,7 @@ check-full: prepare
 	@$(MAKE) --no-print-directory kunit-debug ARCH=arm64
 	@$(MAKE) --no-print-directory kunit-off ARCH=arm64
 	@$(MAKE) --no-print-directory selftests ARCH=all
+	@$(MAKE) --no-print-directory selftests ARCH=all FLAVOR=prod
 
 clean:
 	rm -rf build/kunit-* build/results build/lint build/mutate*

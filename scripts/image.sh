@@ -6,11 +6,14 @@
 # configs/ARCH.config and, for FLAVOUR debug, off or clang14,
 # configs/FLAVOUR.config. clang14 is the test kernel built with Debian's
 # default clang (14) and no helper inlining: the compiler reference of
-# `make bench`. Prints the path of the kernel image on its last line.
+# `make bench`. prod is the distribution-shaped kernel of the full selftest
+# run (configs/prod.config and configs/prod-ARCH.config on top); prod-off and
+# prod-debug add off.config or debug.config to it. Prints the path of the
+# kernel image on its last line.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-arch=${1:?usage: image.sh x86_64|arm64 test|debug|off|clang14}
+arch=${1:?usage: image.sh x86_64|arm64 test|debug|off|clang14|prod|prod-off|prod-debug}
 flavour=${2:-test}
 [ "$flavour" = clang14 ] && export MM_RS_LLVM=1
 . "$REPO/scripts/env.sh"
@@ -26,7 +29,10 @@ frags=("$REPO/configs/common.config" "$REPO/configs/$arch.config")
 case "$flavour" in
 test) ;;
 debug|off|clang14) frags+=("$REPO/configs/$flavour.config") ;;
-*) echo "image.sh: FLAVOUR must be test, debug, off or clang14" >&2; exit 2 ;;
+prod|prod-off|prod-debug)
+	frags+=("$REPO/configs/prod.config" "$REPO/configs/prod-$arch.config")
+	[ "$flavour" = prod ] || frags+=("$REPO/configs/${flavour#prod-}.config") ;;
+*) echo "image.sh: FLAVOUR must be test, debug, off, clang14, prod, prod-off or prod-debug" >&2; exit 2 ;;
 esac
 
 "$REPO/scripts/prepare-tree.sh" >&2

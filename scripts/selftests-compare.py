@@ -1,13 +1,31 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Compare two selftest TAP files: BASELINE.tap (MM_RS=n) and OURS.tap.
+"""Selftest results: compare a baseline (MM_RS=n) run with ours.
 
-Prints a table; fails if a test that passed on the baseline failed, skipped
-or did not run on ours, or if either run is incomplete."""
+  selftests-compare.py BASELINE.tap OURS.tap
+  selftests-compare.py compare BASELINE.tap OURS.tap
+      Print a table; fail if a test that passed on the baseline failed,
+      skipped or did not run on ours, or if either run is incomplete.
+  selftests-compare.py extract BOOT.log
+      The TAP of a prod boot (scripts/selftests-prod.sh): one line a test
+      run_vmtests.sh ran, named "CATEGORY: test", and one a category whose
+      run_vmtests.sh did not finish in its time limit.
+  selftests-compare.py table OUT.md TAP...
+      One markdown table of several runs, named selftests-ARCH-FLAVOUR.tap:
+      a row a test, a column a run."""
+import os
 import re
 import sys
 
-LINE = re.compile(r"^(ok|not ok) (\d+) (\S+)(?: # (.*))?$")
+LINE = re.compile(r"^(ok|not ok) (\d+) (.+?)(?: # (.*))?$")
+RUNNER = re.compile(r"^selftest: (ok|not ok) (\d+) (\S+)(?: # (.*))?$")
+
+
+def status(ok, note):
+    note = note or ""
+    if note.startswith("SKIP"):
+        return "skip"
+    return "pass" if ok == "ok" else "FAIL"
 
 
 def load(path):
@@ -21,31 +39,106 @@ def load(path):
             if not m:
                 continue
             ok, _, name, note = m.groups()
-            note = note or ""
-            res[name] = "skip" if note.startswith("SKIP") else ("pass" if ok == "ok" else "FAIL")
+            res[name] = status(ok, note)
     return res, done
 
 
-def main():
-    base, base_done = load(sys.argv[1])
-    ours, ours_done = load(sys.argv[2])
+def extract(log):
+    """run_vmtests.sh's own TAP lines, inside the runner's per-category ones."""
+    cat, n, seen = None, 0, {}
+    out = []
+    with open(log, errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\r\n")
+            if line.startswith("selftest: # running "):
+                cat = line.split()[-1]
+                continue
+            m = RUNNER.match(line)
+            if m:
+                ok, _, name, note = m.groups()
+                if ok != "ok":
+                    # run_vmtests.sh itself timed out or died: a failure of
+                    # the category, whatever its tests did before.
+                    n += 1
+                    out.append(f"not ok {n} {name}: run_vmtests.sh # {note}")
+                cat = None
+                continue
+            if line == "selftest: done":
+                out.append("done")
+                continue
+            if cat is None:
+                continue
+            m = LINE.match(line)
+            if not m:
+                continue
+            ok, _, name, note = m.groups()
+            key = f"{cat}: {name}"
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > 1:
+                key += f" ({seen[key]})"
+            n += 1
+            out.append(f"{ok} {n} {key}" + (f" # {note}" if note else ""))
+    print("\n".join(out))
+    return 0
+
+
+def compare(base_path, ours_path):
+    base, base_done = load(base_path)
+    ours, ours_done = load(ours_path)
+    width = max([24] + [len(k) for k in set(base) | set(ours)])
     rc = 0
-    print(f"{'selftest':<24} {'MM_RS=n':<8} {'mm-rs':<8}")
+    print(f"{'selftest':<{width}} {'MM_RS=n':<8} {'mm-rs':<8}")
     for name in sorted(set(base) | set(ours)):
         b, o = base.get(name, "-"), ours.get(name, "-")
         lost = b == "pass" and o != "pass"
-        print(f"{name:<24} {b:<8} {o:<8}{'  <- lost' if lost else ''}")
+        print(f"{name:<{width}} {b:<8} {o:<8}{'  <- lost' if lost else ''}")
         if lost:
             rc = 1
     for label, done in (("baseline", base_done), ("mm-rs", ours_done)):
         if not done:
             print(f"selftests: the {label} run did not finish")
             rc = 1
-    passed = sum(1 for v in ours.values() if v == "pass")
-    failed = sum(1 for v in ours.values() if v == "FAIL")
-    print(f"selftests: {passed} passed, {failed} failed on mm-rs"
-          f" ({sum(1 for v in base.values() if v == 'pass')} passed on the baseline)")
+    def count(res, v):
+        return sum(1 for x in res.values() if x == v)
+    print(f"selftests: mm-rs {count(ours, 'pass')} passed, {count(ours, 'skip')} skipped,"
+          f" {count(ours, 'FAIL')} failed; baseline {count(base, 'pass')} passed,"
+          f" {count(base, 'skip')} skipped, {count(base, 'FAIL')} failed")
     return rc
+
+
+def table(out, paths):
+    runs = []
+    for p in sorted(paths):
+        m = re.match(r"selftests-(\w+?)-(prod(?:-off)?)\.tap$", os.path.basename(p))
+        if not m or not os.path.exists(p):
+            continue
+        arch, flavour = m.groups()
+        res, done = load(p)
+        label = f"{arch} {'MM_RS=n' if flavour.endswith('-off') else 'mm-rs'}"
+        runs.append((arch, flavour != "prod", label, res, done))
+    runs.sort(key=lambda r: (r[0], not r[1]))
+    names = sorted(set().union(*[r[3] for r in runs])) if runs else []
+    with open(out, "w") as f:
+        f.write("<!-- generated by scripts/selftests-compare.py table -->\n")
+        f.write("| test | " + " | ".join(r[2] for r in runs) + " |\n")
+        f.write("|---|" + "---|" * len(runs) + "\n")
+        for n in names:
+            f.write(f"| {n} | " + " | ".join(r[3].get(n, "-") for r in runs) + " |\n")
+        f.write("| **totals (pass/skip/fail)** | " + " | ".join(
+            "/".join(str(sum(1 for v in r[3].values() if v == k)) for k in ("pass", "skip", "FAIL"))
+            + ("" if r[4] else " (unfinished)") for r in runs) + " |\n")
+    return 0
+
+
+def main():
+    args = sys.argv[1:]
+    if args and args[0] == "extract":
+        return extract(args[1])
+    if args and args[0] == "table":
+        return table(args[1], args[2:])
+    if args and args[0] == "compare":
+        args = args[1:]
+    return compare(args[0], args[1])
 
 
 if __name__ == "__main__":

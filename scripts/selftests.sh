@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # selftests.sh ARCH quick|full [compare]
+# selftests.sh ARCH prod
 #
 # Builds the base tree's mm selftests statically for ARCH (the programs the
 # list userspace/selftests.quick or .full names) and boots the test kernel
@@ -12,6 +13,15 @@
 # off) runs them too, and the result is the comparison: a test that passes on
 # the baseline and fails or skips on ours is a failure; a summary table is
 # printed.
+#
+# "prod" is the upstream way instead: every mm selftest the base tree builds,
+# run by its own run_vmtests.sh, one category at a time (each category its
+# usage text lists, under a time limit), on FLAVOUR prod (memcg, zram swap,
+# MGLRU, two NUMA nodes, 4 vCPUs) and on its MM_RS=n twin prod-off; the guest
+# has bash and busybox for the script. Results: build/results/
+# selftests-ARCH-prod{,-off}.tap (one line a test, "CATEGORY: test") and the
+# table build/results/selftests-ARCH-prod.txt; a test that passes on
+# prod-off and fails or skips on prod fails the run.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +35,7 @@ x86_64) karch=x86; cross= ;;
 arm64) karch=arm64; cross=aarch64-linux-gnu- ;;
 *) echo "selftests.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
 esac
+[ "$set_" = prod ] && exec "$REPO/scripts/selftests-prod.sh" "$arch"
 list="$REPO/userspace/selftests.$set_"
 [ -f "$list" ] || { echo "selftests.sh: no $list" >&2; exit 2; }
 progs=$(grep -v '^#' "$list" | awk '$3 ~ /^\.\// { sub("^\\./", "", $3); print $3 }' | sort -u)

@@ -28,6 +28,7 @@ static int run_one(int n, int secs, const char *name, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pid = fork();
 	if (pid == 0) {
+		setpgid(0, 0);	/* a timeout kills the test's whole group */
 		if (chdir("/selftests"))
 			_exit(127);
 		execv(argv[0], argv);
@@ -38,6 +39,7 @@ static int run_one(int n, int secs, const char *name, char **argv)
 		return -1;
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		if (waited >= secs * 10) {
+			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			printf("selftest: not ok %d %s # TIMEOUT %ds\n", n, name, secs);

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftests-prod.sh ARCH: the upstream mm selftests, as run_vmtests.sh runs
+# them, on the prod kernel (FLAVOUR prod) against its CONFIG_MM_RS=n twin
+# (prod-off). `make selftests ARCH=A FLAVOR=prod` runs it.
+#
+# Every program tools/testing/selftests/mm builds is built statically (with
+# libnuma and libcap from Debian; for arm64 from the arm64 packages, unpacked
+# into build/sysroot-arm64) and goes into /selftests of the initramfs with
+# the test scripts, bash and busybox. The guest's /init sets up zram swap,
+# cgroup v2, hugetlbfs and ext2 for khugepaged's file mode; selftests runs
+# `run_vmtests.sh -t CATEGORY` for each category of run_vmtests.sh's usage
+# text, each under a time limit. The guest has 4 vCPUs and two NUMA nodes.
+#
+# Environment: MMRS_PROD_FLAVOURS (default "prod-off prod"; "prod" alone
+# skips the baseline), MMRS_PROD_CATEGORIES (default: all) to run a subset,
+# MMRS_PROD_MEM (default 4G).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/env.sh"
+arch=${1:?usage: selftests-prod.sh x86_64|arm64}
+T="$REPO/build/linux"
+R="$REPO/build/results"
+case "$arch" in
+x86_64) karch=x86; cross=; darch=amd64 ;;
+arm64) karch=arm64; cross=aarch64-linux-gnu-; darch=arm64 ;;
+*) echo "selftests-prod.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
+esac
+flavours=(${MMRS_PROD_FLAVOURS:-prod-off prod})
+mem=${MMRS_PROD_MEM:-4G}
+mkdir -p "$R"
+
+# Guest tools and the libraries of the selftests: Debian packages. For the
+# host architecture they are installed; for the other they are unpacked.
+pkgs=(busybox-static bash-static libnuma-dev libcap-dev)
+sysroot=
+if [ "$darch" = amd64 ]; then
+	missing=()
+	for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "selftests: installing ${missing[*]}" >&2
+		apt-get install -y "${missing[@]}" >&2
+	fi
+	busybox=/bin/busybox bash=/bin/bash-static
+else
+	sysroot="$REPO/build/sysroot-$darch"
+	if [ ! -x "$sysroot/bin/busybox" ]; then
+		if ! dpkg --print-foreign-architectures | grep -qx "$darch"; then
+			dpkg --add-architecture "$darch"
+			apt-get update >&2
+		fi
+		dl=$(mktemp -d)
+		(cd "$dl" && apt-get download "${pkgs[@]/%/:$darch}" libnuma1:$darch libcap2:$darch >&2)
+		rm -rf "$sysroot" && mkdir -p "$sysroot"
+		for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
+		rm -rf "$dl"
+	fi
+	busybox="$sysroot/bin/busybox" bash="$sysroot/bin/bash-static"
+fi
+
+# Both kernels, under the machine's build lock (released before booting).
+(
+	mm_rs_build_lock
+	"$REPO/scripts/prepare-tree.sh" >&2
+	for f in "${flavours[@]}"; do
+		start=$(date +%s)
+		"$REPO/scripts/image.sh" "$arch" "$f" >/dev/null
+		echo "time: image-$arch-$f $(( $(date +%s) - start ))s" | tee -a "$R/selftests-$arch-prod.times" >&2
+	done
+)
+
+hdr="$REPO/build/headers-$arch"
+if [ ! -f "$hdr/include/linux/mman.h" ]; then
+	make -s -C "$T" O="$REPO/build/headers-obj-$arch" ARCH="$karch" INSTALL_HDR_PATH="$hdr" headers_install
+fi
+out="$REPO/build/selftests-prod-$arch"
+mkdir -p "$out"
+xcflags=() xldflags=()
+if [ -n "$sysroot" ]; then
+	xcflags=(-I"$sysroot/usr/include")
+	xldflags=(-L"$sysroot/usr/lib/aarch64-linux-gnu")
+fi
+echo "selftests: building the mm selftests for $arch" >&2
+# -k: a program that does not build here is left out (and its run_vmtests.sh
+# entry then fails on both kernels, which the table shows).
+make -s -k -C "$T/tools/testing/selftests/mm" OUTPUT="$out" ARCH="$arch" \
+	${cross:+CROSS_COMPILE=$cross} KHDR_INCLUDES="-I$hdr/include" \
+	EXTRA_CFLAGS="${xcflags[*]}" LDFLAGS="-static ${xldflags[*]}" \
+	-j"$(nproc)" all >"$R/selftests-$arch-prod-build.log" 2>&1 ||
+	echo "selftests: some selftests did not build: $R/selftests-$arch-prod-build.log" >&2
+
+extra="$REPO/build/rootfs-$arch-extra"
+rm -rf "$extra"
+mkdir -p "$extra/selftests" "$extra/etc" "$extra/bin"
+find "$out" -maxdepth 1 -type f -perm -u+x -exec cp {} "$extra/selftests/" \;
+cp "$T"/tools/testing/selftests/mm/*.sh "$extra/selftests/"
+cp "$busybox" "$extra/bin/busybox"
+cp "$bash" "$extra/bin/bash"
+for a in $(/bin/busybox --list); do
+	[ -e "$extra/bin/$a" ] || [ -e "$REPO/userspace/$a.c" ] || ln -s busybox "$extra/bin/$a"
+done
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$extra/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$extra/etc/group"
+# One run_vmtests.sh run a category, every category of its usage text.
+cats=${MMRS_PROD_CATEGORIES:-$(sed -n '/^usage()/,/^EOF/s/^- \([a-z_]*\)$/\1/p' "$T/tools/testing/selftests/mm/run_vmtests.sh")}
+for c in $cats; do
+	case "$c" in
+	cow|thp|userfaultfd) secs=3600 ;;
+	hugetlb|ksm|ksm_numa|gup_test|hugevm|compaction) secs=1800 ;;
+	*) secs=900 ;;
+	esac
+	echo "$secs $c /bin/bash ./run_vmtests.sh -t $c"
+done > "$extra/etc/selftests.list"
+"$REPO/scripts/initramfs.sh" "$arch" >/dev/null
+
+# Two NUMA nodes of half the memory each, two vCPUs each.
+half=$(( ${mem%G} * 1024 / 2 ))M
+numa=(-object memory-backend-ram,id=m0,size=$half -object memory-backend-ram,id=m1,size=$half
+      -numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1)
+rc=0
+for f in "${flavours[@]}"; do
+	echo "selftests: booting $arch $f (4 vCPUs, $mem, two NUMA nodes)" >&2
+	start=$(date +%s)
+	MMRS_SMP=4 MMRS_MEM=$mem "$REPO/scripts/boot.sh" "$arch" "$f" selftests 21600 "${numa[@]}" || rc=1
+	echo "time: boot-$arch-$f $(( $(date +%s) - start ))s" | tee -a "$R/selftests-$arch-prod.times" >&2
+	python3 "$REPO/scripts/selftests-compare.py" extract "$R/boot-$arch-$f.log" > "$R/selftests-$arch-$f.tap"
+done
+rm -rf "$extra"
+"$REPO/scripts/initramfs.sh" "$arch" >/dev/null
+if [ "${#flavours[@]}" = 2 ]; then
+	python3 "$REPO/scripts/selftests-compare.py" compare \
+		"$R/selftests-$arch-prod-off.tap" "$R/selftests-$arch-prod.tap" |
+		tee "$R/selftests-$arch-prod.txt" || rc=1
+	python3 "$REPO/scripts/selftests-compare.py" table "$R/selftests-prod.md" "$R"/selftests-*-prod{,-off}.tap || true
+fi
+exit $rc
