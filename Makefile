@@ -9,7 +9,7 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests bench test check-full clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
@@ -34,6 +34,11 @@ help:
 	@echo '  make selftests ARCH=A FLAVOR=prod   every run_vmtests.sh category on the prod kernel'
 	@echo '                         (memcg, zram swap, MGLRU, 2 NUMA nodes, -smp 4) against prod-off;'
 	@echo '                         table: build/results/selftests-A-prod.txt, selftests-prod.md'
+	@echo '  make stress ARCH=A [SECONDS=N] [FLAVOR=F]   userspace/stress.c for N seconds (default 60)'
+	@echo '                         on the F kernel (default prod-debug; 4 vCPUs, two NUMA nodes): mTHP'
+	@echo '                         faults, madvise, collapse, mremap, fork, GUP, UFFDIO_MOVE, migration,'
+	@echo '                         memcg swap, exec, every page checked; any mismatch or kernel splat'
+	@echo '                         fails (figures: build/results/stress-A.txt; A may be all)'
 	@echo '  make bench ARCH=A      benchmarks under QEMU -icount shift=0, Rust vs C vs off in one boot'
 	@echo '                         (one vCPU; four for the multithreaded one; clang 14 reference):'
 	@echo '                         build/results/bench-A.json and docs/benchmarks.md (A may be all)'
@@ -71,6 +76,11 @@ selftests: prepare
 	@set -e; for a in $(arches); do \
 		if [ "$(FLAVOR)" = prod ]; then scripts/selftests.sh $$a prod; \
 		else scripts/selftests.sh $$a full compare; fi; done
+
+# FLAVOR defaults to prod-debug here, not test.
+stress_flavor = $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),prod-debug)
+stress: prepare
+	@set -e; for a in $(arches); do scripts/stress.sh $$a $(or $(SECONDS),60) $(stress_flavor); done
 
 bench: prepare
 	@set -e; for a in $(arches); do scripts/bench.sh $$a; done

@@ -11,7 +11,8 @@
 # one that never reaches the end of its /init; the log stays for reading.
 # MMRS_SMP sets the number of vCPUs (default 2), MMRS_MEM the memory (default
 # 3G), MMRS_LOG the log file,
-# MMRS_APPEND adds to the kernel command line (end it with a space).
+# MMRS_APPEND adds to the kernel command line (end it with a space),
+# MMRS_INITRD replaces the initramfs.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +22,7 @@ progs=${3:?}
 tmo=${4:-600}
 shift 4 2>/dev/null || shift $#
 log=${MMRS_LOG:-"$REPO/build/results/boot-$arch-$flavour.log"}
-initrd="$REPO/build/initramfs-$arch.cpio.gz"
+initrd=${MMRS_INITRD:-"$REPO/build/initramfs-$arch.cpio.gz"}
 mkdir -p "$REPO/build/results"
 case "$arch" in
 x86_64)

@@ -4,6 +4,8 @@
 # initramfs.sh ARCH: build the test userspace (static /init and programs from
 # userspace/, cross-compiled for arm64) into build/initramfs-ARCH.cpio.gz and
 # print its path. Extra files can be added under build/rootfs-ARCH-extra/.
+# MMRS_INITRAMFS_TAG=T builds a separate one, build/initramfs-ARCH-T.cpio.gz,
+# without the extra files (a run that must not race `make selftests`).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,8 +15,9 @@ x86_64) cc=gcc ;;
 arm64) cc=aarch64-linux-gnu-gcc ;;
 *) echo "initramfs.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
 esac
-root="$REPO/build/rootfs-$arch"
-out="$REPO/build/initramfs-$arch.cpio.gz"
+tag=${MMRS_INITRAMFS_TAG:+-$MMRS_INITRAMFS_TAG}
+root="$REPO/build/rootfs-$arch$tag"
+out="$REPO/build/initramfs-$arch$tag.cpio.gz"
 rm -rf "$root"
 mkdir -p "$root"/{bin,proc,sys,dev,tmp}
 cflags=(-static -O2 -Wall -Werror -pthread)
@@ -26,13 +29,13 @@ for src in "$REPO"/userspace/*.c; do
 done
 # bigtext (8 MiB of text, segments 64K-aligned in file and memory) goes into
 # an uncompressed EROFS image, a filesystem with large folios, for exectext.
-bt="$REPO/build/bigtext-$arch"
+bt="$REPO/build/bigtext-$arch$tag"
 rm -rf "$bt" && mkdir -p "$bt/img"
 python3 "$REPO/userspace/bigtext/gen.py" "$bt/bigtext.c"
 "$cc" "${cflags[@]}" -I"$REPO/userspace/bigtext" -Wl,-z,max-page-size=0x10000 \
 	-Wl,-z,separate-code -o "$bt/img/bigtext" "$bt/bigtext.c" "$REPO/userspace/bigtext/main.c"
 mkfs.erofs --quiet --all-root -T0 "$root/bigtext.erofs" "$bt/img" >/dev/null
-if [ -d "$REPO/build/rootfs-$arch-extra" ]; then
+if [ -z "$tag" ] && [ -d "$REPO/build/rootfs-$arch-extra" ]; then
 	cp -a "$REPO/build/rootfs-$arch-extra/." "$root/"
 fi
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet --owner 0:0) | gzip -1 > "$out"

@@ -138,6 +138,7 @@ struct ctl {
 	uint64_t collapse_ok[3], collapse_einval[3];	/* anon, shmem, file */
 	uint64_t busy[4];			/* UFFDIO_MOVE: EAGAIN/EBUSY/ENOENT retries */
 	int unavail[NFEAT];			/* 1: not available */
+	int no_pvm;				/* process_vm_readv: ENOSYS */
 	char why[NFEAT][96];
 };
 
@@ -647,13 +648,20 @@ static int file_check(struct thr *t, long i, long n, const char *via, const char
 }
 
 /* ---- GUP reads: process_vm_readv or /proc/PID/mem ---- */
+static int pvm_ok = 1;	/* process_vm_readv: CONFIG_CROSS_MEMORY_ATTACH */
+
 static ssize_t gup_read(pid_t pid, void *dst, const void *src, size_t len, int how)
 {
-	if (how) {
+	if (how && pvm_ok) {
 		struct iovec l = { dst, len }, r = { (void *)src, len };
+		ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
 
-		return process_vm_readv(pid, &l, 1, &r, 1, 0);
-	} else {
+		if (n >= 0 || errno != ENOSYS)
+			return n;
+		pvm_ok = 0;
+		ctl->no_pvm = 1;
+	}
+	{
 		char path[64];
 		int fd;
 		ssize_t n;
@@ -1171,9 +1179,14 @@ static void op_uffd_move(struct thr *t)
 			return;
 		}
 		__atomic_fetch_add(&ctl->busy[e == EAGAIN ? 0 : e == EBUSY ? 1 : 2], 1, __ATOMIC_RELAXED);
-		/* A page shared after fork (or a swap entry not exclusive): write it, so it is ours. */
-		if (e == EBUSY && done < n && s->st[i + done].st != S_HOLE)
-			write_page(t, s, i + done);
+		/*
+		 * Pages shared since a fork (or swap entries not exclusive): write
+		 * the rest of the range, so that it is ours again.
+		 */
+		if (e == EBUSY)
+			for (long k = i + done; k < i + n; k++)
+				if (s->st[k].st != S_HOLE)
+					write_page(t, s, k);
 		if (stopping())
 			break;
 	}
@@ -1814,6 +1827,9 @@ int main(int argc, char **argv)
 			unavailable(F_COLLAPSE_ANON + i, "no MADV_COLLAPSE succeeded");
 	if (!ctl->unavail[F_SWAP] && memcg_proc >= 0 && ev0[5] >= 0 && ev1[5] == ev0[5])
 		say("  note: the memcg worker never swapped out\n");
+	if (ctl->no_pvm)
+		say("  note: process_vm_readv: ENOSYS (no CONFIG_CROSS_MEMORY_ATTACH); GUP reads "
+		    "through /proc/PID/mem only\n");
 	for (int f = 0; f < NFEAT; f++) {
 		if (!ctl->unavail[f])
 			continue;
