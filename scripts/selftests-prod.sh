@@ -15,7 +15,9 @@
 #
 # Environment: MMRS_PROD_FLAVOURS (default "prod-off prod"; "prod" alone
 # skips the baseline), MMRS_PROD_CATEGORIES (default: all) to run a subset,
-# MMRS_PROD_MEM (default 4G).
+# MMRS_PROD_MEM (default 4G), MMRS_PROD_LIST a list file to run instead of
+# the categories (userspace/selftests.c's format), MMRS_PROD_EXTRA a
+# directory whose files go into /selftests too.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -103,6 +105,7 @@ for a in $(/bin/busybox --list); do
 done
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$extra/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$extra/etc/group"
+[ -n "${MMRS_PROD_EXTRA:-}" ] && cp -a "$MMRS_PROD_EXTRA/." "$extra/selftests/"
 # One run_vmtests.sh run a category, every category of its usage text.
 cats=${MMRS_PROD_CATEGORIES:-$(sed -n '/^usage()/,/^EOF/s/^- \([a-z_]*\)$/\1/p' "$T/tools/testing/selftests/mm/run_vmtests.sh")}
 for c in $cats; do
@@ -113,6 +116,7 @@ for c in $cats; do
 	esac
 	echo "$secs $c /bin/bash ./run_vmtests.sh -t $c"
 done > "$extra/etc/selftests.list"
+[ -n "${MMRS_PROD_LIST:-}" ] && grep -v '^#' "$MMRS_PROD_LIST" > "$extra/etc/selftests.list"
 "$REPO/scripts/initramfs.sh" "$arch" >/dev/null
 
 # Two NUMA nodes of half the memory each, two vCPUs each.

@@ -88,6 +88,7 @@ static void setup_prod(void)
 		return;
 	pid = fork();
 	if (pid == 0) {
+		dup2(open("/dev/null", O_WRONLY), 1);
 		execv(mke2fs[0], mke2fs);
 		_exit(127);
 	}
@@ -100,6 +101,38 @@ static void setup_prod(void)
 	}
 	chmod("/mnt/ext2", 01777);
 	setenv("KHUGEPAGED_FILE_DIR", "/mnt/ext2", 1);
+}
+
+/* One line on what the prod set-up gave: nodes, CPUs, swap, cgroup v2. */
+static void report_prod(void)
+{
+	char line[256], swap[64] = "none";
+	int nodes = 0;
+	FILE *f;
+
+	if (access("/sys/class/zram-control", F_OK))
+		return;
+	for (int i = 0; i < 64; i++) {
+		snprintf(line, sizeof(line), "/sys/devices/system/node/node%d", i);
+		nodes += !access(line, F_OK);
+	}
+	f = fopen("/proc/swaps", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "/dev/", 5)) {
+				unsigned long kb = 0;
+				char dev[32];
+
+				if (sscanf(line, "%31s %*s %lu", dev, &kb) == 2)
+					snprintf(swap, sizeof(swap), "%s %lu MiB", dev, kb >> 10);
+			}
+		fclose(f);
+	}
+	printf("mmrs-init: prod: %d NUMA node(s), %ld CPUs, swap: %s, cgroup2 %s, hugetlbfs %s, %s\n",
+	       nodes, sysconf(_SC_NPROCESSORS_ONLN), swap,
+	       access("/sys/fs/cgroup/cgroup.controllers", F_OK) ? "missing" : "mounted",
+	       access("/dev/hugepages", F_OK) ? "missing" : "mounted",
+	       getenv("KHUGEPAGED_FILE_DIR") ? "ext2 at /mnt/ext2" : "no ext2");
 }
 
 /* Runs /bin/PROG with the arguments that follow it, colon-separated. */
@@ -143,6 +176,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	setenv("PATH", "/bin", 1);
 	setup_prod();
+	report_prod();
 
 	f = fopen("/proc/cmdline", "r");
 	if (f) {
