@@ -109,6 +109,7 @@ check-full: prepare
 	@$(MAKE) --no-print-directory kunit-off ARCH=arm64
 	@$(MAKE) --no-print-directory selftests ARCH=all
 	@$(MAKE) --no-print-directory selftests ARCH=all FLAVOR=prod
+	@$(MAKE) --no-print-directory stress ARCH=all SECONDS=600 FLAVOR=prod-debug
 
 clean:
 	rm -rf build/kunit-* build/results build/lint build/mutate*
