@@ -5,7 +5,8 @@
 # userspace/, cross-compiled for arm64) into build/initramfs-ARCH.cpio.gz and
 # print its path. Extra files can be added under build/rootfs-ARCH-extra/.
 # MMRS_INITRAMFS_TAG=T builds a separate one, build/initramfs-ARCH-T.cpio.gz,
-# without the extra files (a run that must not race `make selftests`).
+# with the extra files of build/rootfs-ARCH-T-extra/ if there are any (a run
+# that must not race `make selftests`).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,8 +36,8 @@ python3 "$REPO/userspace/bigtext/gen.py" "$bt/bigtext.c"
 "$cc" "${cflags[@]}" -I"$REPO/userspace/bigtext" -Wl,-z,max-page-size=0x10000 \
 	-Wl,-z,separate-code -o "$bt/img/bigtext" "$bt/bigtext.c" "$REPO/userspace/bigtext/main.c"
 mkfs.erofs --quiet --all-root -T0 "$root/bigtext.erofs" "$bt/img" >/dev/null
-if [ -z "$tag" ] && [ -d "$REPO/build/rootfs-$arch-extra" ]; then
-	cp -a "$REPO/build/rootfs-$arch-extra/." "$root/"
+if [ -d "$REPO/build/rootfs-$arch$tag-extra" ]; then
+	cp -a "$REPO/build/rootfs-$arch$tag-extra/." "$root/"
 fi
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet --owner 0:0) | gzip -1 > "$out"
 echo "$out"

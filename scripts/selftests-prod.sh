@@ -93,7 +93,10 @@ make -s -k -C "$T/tools/testing/selftests/mm" OUTPUT="$out" ARCH="$arch" \
 	-j"$(nproc)" all >"$R/selftests-$arch-prod-build.log" 2>&1 ||
 	echo "selftests: some selftests did not build: $R/selftests-$arch-prod-build.log" >&2
 
-extra="$REPO/build/rootfs-$arch-extra"
+# Its own initramfs (build/initramfs-ARCH-prod.cpio.gz): other scripts may
+# boot this architecture meanwhile.
+export MMRS_INITRAMFS_TAG=prod MMRS_INITRD="$REPO/build/initramfs-$arch-prod.cpio.gz"
+extra="$REPO/build/rootfs-$arch-prod-extra"
 rm -rf "$extra"
 mkdir -p "$extra/selftests" "$extra/etc" "$extra/bin"
 find "$out" -maxdepth 1 -type f -perm -u+x -exec cp {} "$extra/selftests/" \;
@@ -106,6 +109,18 @@ done
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$extra/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$extra/etc/group"
 [ -n "${MMRS_PROD_EXTRA:-}" ] && cp -a "$MMRS_PROD_EXTRA/." "$extra/selftests/"
+# run_vmtests.sh runs from a copy of /selftests on tmpfs: some tests make
+# their files in the working directory and need fallocate(), which the
+# initramfs (ramfs) lacks.
+cat > "$extra/selftests/rvt.sh" <<'EOF2'
+#!/bin/bash
+d=/run/selftests
+if [ ! -d $d ]; then
+	mkdir -p $d && mount -t tmpfs -o mode=1777 tmpfs $d && cp -a /selftests/. $d/ || exit 1
+fi
+cd $d && exec ./run_vmtests.sh "$@"
+EOF2
+chmod +x "$extra/selftests/rvt.sh"
 # One run_vmtests.sh run a category, every category of its usage text.
 cats=${MMRS_PROD_CATEGORIES:-$(sed -n '/^usage()/,/^EOF/s/^- \([a-z_]*\)$/\1/p' "$T/tools/testing/selftests/mm/run_vmtests.sh")}
 for c in $cats; do
@@ -114,7 +129,7 @@ for c in $cats; do
 	hugetlb|ksm|ksm_numa|gup_test|hugevm|compaction) secs=1800 ;;
 	*) secs=900 ;;
 	esac
-	echo "$secs $c /bin/bash ./run_vmtests.sh -t $c"
+	echo "$secs $c /bin/bash ./rvt.sh -t $c"
 done > "$extra/etc/selftests.list"
 [ -n "${MMRS_PROD_LIST:-}" ] && grep -v '^#' "$MMRS_PROD_LIST" > "$extra/etc/selftests.list"
 "$REPO/scripts/initramfs.sh" "$arch" >/dev/null
@@ -132,7 +147,6 @@ for f in "${flavours[@]}"; do
 	python3 "$REPO/scripts/selftests-compare.py" extract "$R/boot-$arch-$f.log" > "$R/selftests-$arch-$f.tap"
 done
 rm -rf "$extra"
-"$REPO/scripts/initramfs.sh" "$arch" >/dev/null
 if [ "${#flavours[@]}" = 2 ]; then
 	python3 "$REPO/scripts/selftests-compare.py" compare \
 		"$R/selftests-$arch-prod-off.tap" "$R/selftests-$arch-prod.tap" |
