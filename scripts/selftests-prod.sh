@@ -86,10 +86,11 @@ if [ -n "$sysroot" ]; then
 fi
 echo "selftests: building the mm selftests for $arch" >&2
 # -k: a program that does not build here is left out (and its run_vmtests.sh
-# entry then fails on both kernels, which the table shows).
+# entry then fails on both kernels, which the table shows). -static in the
+# CFLAGS too: the protection_keys rules do not use LDFLAGS.
 make -s -k -C "$T/tools/testing/selftests/mm" OUTPUT="$out" ARCH="$arch" \
 	${cross:+CROSS_COMPILE=$cross} KHDR_INCLUDES="-I$hdr/include" \
-	EXTRA_CFLAGS="${xcflags[*]}" LDFLAGS="-static ${xldflags[*]}" \
+	EXTRA_CFLAGS="-static ${xcflags[*]}" LDFLAGS="-static ${xldflags[*]}" \
 	-j"$(nproc)" all >"$R/selftests-$arch-prod-build.log" 2>&1 ||
 	echo "selftests: some selftests did not build: $R/selftests-$arch-prod-build.log" >&2
 
