@@ -107,6 +107,28 @@ cp "$bash" "$extra/bin/bash"
 for a in $(/bin/busybox --list); do
 	[ -e "$extra/bin/$a" ] || [ -e "$REPO/userspace/$a.c" ] || ln -s busybox "$extra/bin/$a"
 done
+# Debian's busybox has no pgrep; the hugetlb cgroup tests use pgrep -f.
+cat > "$extra/bin/pgrep" <<'EOF2'
+#!/bin/bash
+[ "$1" = -f ] && shift
+for d in /proc/[0-9]*; do
+	[ "${d#/proc/}" = $$ ] && continue
+	args=$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null) || continue
+	case "$args" in *"$1"*) echo "${d#/proc/}" ;; esac
+done
+EOF2
+# Nor a killall that knows --wait, which they use to stop write_to_hugetlbfs.
+rm -f "$extra/bin/killall"
+cat > "$extra/bin/killall" <<'EOF2'
+#!/bin/bash
+sig=-TERM wait= name=
+for a; do case "$a" in --wait) wait=1 ;; -*) sig=$a ;; *) name=$a ;; esac; done
+pids=$(pgrep -f "$name")
+[ -n "$pids" ] && kill "$sig" $pids
+while [ -n "$wait" ] && [ -n "$(pgrep -f "$name")" ]; do sleep 0.2; done
+exit 0
+EOF2
+chmod +x "$extra/bin/pgrep" "$extra/bin/killall"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$extra/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$extra/etc/group"
 [ -n "${MMRS_PROD_EXTRA:-}" ] && cp -a "$MMRS_PROD_EXTRA/." "$extra/selftests/"
@@ -126,8 +148,7 @@ chmod +x "$extra/selftests/rvt.sh"
 cats=${MMRS_PROD_CATEGORIES:-$(sed -n '/^usage()/,/^EOF/s/^- \([a-z_]*\)$/\1/p' "$T/tools/testing/selftests/mm/run_vmtests.sh")}
 for c in $cats; do
 	case "$c" in
-	cow|thp|userfaultfd) secs=3600 ;;
-	hugetlb|ksm|ksm_numa|gup_test|hugevm|compaction) secs=1800 ;;
+	cow|thp|userfaultfd) secs=1800 ;;
 	*) secs=900 ;;
 	esac
 	echo "$secs $c /bin/bash ./rvt.sh -t $c"
@@ -143,9 +164,10 @@ rc=0
 for f in "${flavours[@]}"; do
 	echo "selftests: booting $arch $f (4 vCPUs, $mem, two NUMA nodes)" >&2
 	start=$(date +%s)
-	MMRS_SMP=4 MMRS_MEM=$mem "$REPO/scripts/boot.sh" "$arch" "$f" selftests 21600 "${numa[@]}" || rc=1
+	log="$R/selftests-boot-$arch-$f.log"
+	MMRS_LOG=$log MMRS_SMP=4 MMRS_MEM=$mem "$REPO/scripts/boot.sh" "$arch" "$f" selftests 21600 "${numa[@]}" || rc=1
 	echo "time: boot-$arch-$f $(( $(date +%s) - start ))s" | tee -a "$R/selftests-$arch-prod.times" >&2
-	python3 "$REPO/scripts/selftests-compare.py" extract "$R/boot-$arch-$f.log" > "$R/selftests-$arch-$f.tap"
+	python3 "$REPO/scripts/selftests-compare.py" extract "$log" > "$R/selftests-$arch-$f.tap"
 done
 rm -rf "$extra"
 if [ "${#flavours[@]}" = 2 ]; then
