@@ -136,6 +136,7 @@ struct ctl {
 	uint64_t count[NKINDS];
 	uint64_t size_faults[MAX_SIZES];
 	uint64_t collapse_ok[3], collapse_einval[3];	/* anon, shmem, file */
+	uint64_t collapse_err[3][4];		/* EAGAIN, ENOMEM, EBUSY, EINVAL */
 	uint64_t busy[4];			/* UFFDIO_MOVE: EAGAIN/EBUSY/ENOENT retries */
 	int unavail[NFEAT];			/* 1: not available */
 	int no_pvm;				/* process_vm_readv: ENOSYS */
@@ -676,6 +677,15 @@ static ssize_t gup_read(pid_t pid, void *dst, const void *src, size_t len, int h
 	}
 }
 
+static void collapse_errno(int i)
+{
+	int e = errno, k = e == EAGAIN ? 0 : e == ENOMEM ? 1 : e == EBUSY ? 2 : e == EINVAL ? 3 : -1;
+
+	if (k >= 0)
+		__atomic_fetch_add(&ctl->collapse_err[i][k], 1, __ATOMIC_RELAXED);
+	errno = e;
+}
+
 /* ---- the racy region: every word zero or its own value ---- */
 static char *racy;
 static long racy_pages;
@@ -719,6 +729,8 @@ static void racy_op(struct thr *t)
 
 		if (madvise(racy + c * SZ_2M, SZ_2M, MADV_COLLAPSE) == 0)
 			__atomic_fetch_add(&ctl->collapse_ok[0], 1, __ATOMIC_RELAXED);
+		else
+			collapse_errno(0);
 		count(K_COLLAPSE_ANON, 1);
 		break;
 	}
@@ -831,12 +843,24 @@ static void op_collapse(struct thr *t, struct region *g, int kind, int feat)
 	unsigned long base = (unsigned long)g->base, a = (base + SZ_2M - 1) & ~(SZ_2M - 1);
 	unsigned long end = base + g->npages * psz;
 	long nch = a + SZ_2M <= end ? (end - a) / SZ_2M : 0;
+	int rc = -1;
 
 	if (!nch)
 		return;
 	a += rbelow(&t->r, nch) * SZ_2M;
 	note(t, "collapse", a, kind);
-	if (madvise((void *)a, SZ_2M, MADV_COLLAPSE) == 0) {
+	/*
+	 * EAGAIN: a page busy, or just swapped in and not on the LRU yet;
+	 * the retry drains the LRU caches first.
+	 */
+	for (int i = 0; i < 3; i++) {
+		rc = madvise((void *)a, SZ_2M, MADV_COLLAPSE);
+		if (rc == 0 || errno != EAGAIN)
+			break;
+	}
+	if (rc)
+		collapse_errno(feat - F_COLLAPSE_ANON);
+	if (rc == 0) {
 		__atomic_fetch_add(&ctl->collapse_ok[feat - F_COLLAPSE_ANON], 1, __ATOMIC_RELAXED);
 	} else if (errno == EINVAL) {
 		/* Also a chunk across VMAs; "not available" only if none ever collapsed. */
@@ -1056,7 +1080,23 @@ static void op_mbind(struct thr *t, struct region *g)
 
 	if (nodes < 2)
 		return;
-	pick(t, g, 512, &i, &n);
+	/*
+	 * Whole 2 MiB blocks: a policy splits the VMA, and a MADV_COLLAPSE
+	 * block across two VMAs is refused (EINVAL).
+	 */
+	{
+		unsigned long base = (unsigned long)g->base, a = (base + SZ_2M - 1) & ~(SZ_2M - 1);
+		unsigned long end = base + g->npages * psz;
+		long nch = a + SZ_2M <= end ? (end - a) / SZ_2M : 0;
+
+		if (!nch) {
+			i = 0;
+			n = g->npages;
+		} else {
+			i = (a - base) / psz + rbelow(&t->r, nch) * (SZ_2M / psz);
+			n = SZ_2M / psz;
+		}
+	}
 	note(t, "mbind", (unsigned long)(g->base + i * psz), node);
 	if (do_mbind(g->base + i * psz, n * psz, node, 1) && errno != EIO) {
 		fail(t, "mbind MPOL_MF_MOVE to node %d: %s", node, strerror(errno));
@@ -1267,7 +1307,7 @@ static void op_shmem(struct thr *t)
 static void op_file(struct thr *t)
 {
 	long nch = file_pages * psz / SZ_2M, i, n;
-	int op = rbelow(&t->r, 5);
+	int op = rbelow(&t->r, 5), rc = -1;
 
 	if (!file_map)
 		return;
@@ -1284,7 +1324,14 @@ static void op_file(struct thr *t)
 		i = rbelow(&t->r, nch) * (SZ_2M / psz);
 		n = SZ_2M / psz;
 		note(t, "file-collapse", (unsigned long)(file_map + i * psz), n);
-		if (madvise(file_map + i * psz, SZ_2M, MADV_COLLAPSE) == 0)
+		for (int k = 0; k < 3; k++) {
+			rc = madvise(file_map + i * psz, SZ_2M, MADV_COLLAPSE);
+			if (rc == 0 || errno != EAGAIN)
+				break;
+		}
+		if (rc)
+			collapse_errno(2);
+		if (rc == 0)
 			__atomic_fetch_add(&ctl->collapse_ok[2], 1, __ATOMIC_RELAXED);
 		else if (errno == EINVAL)
 			__atomic_fetch_add(&ctl->collapse_einval[2], 1, __ATOMIC_RELAXED);
@@ -1818,13 +1865,27 @@ int main(int argc, char **argv)
 			say("  PT reclaim: fast %ld, slow %ld, kept %ld\n", ev1[0] - ev0[0], ev1[1] - ev0[1],
 			    ev1[2] - ev0[2]);
 	}
-	/* MADV_COLLAPSE that never worked and said EINVAL: the kernel cannot. */
-	for (int i = 0; i < 3; i++)
-		if (!ctl->collapse_ok[i] && ctl->collapse_einval[i])
-			unavailable(F_COLLAPSE_ANON + i, i == 2 ? "MADV_COLLAPSE: EINVAL (no "
-				    "CONFIG_READ_ONLY_THP_FOR_FS?)" : "MADV_COLLAPSE: EINVAL");
-		else if (!ctl->collapse_ok[i])
-			unavailable(F_COLLAPSE_ANON + i, "no MADV_COLLAPSE succeeded");
+	/*
+	 * MADV_COLLAPSE that never worked and only ever said EINVAL: the kernel
+	 * cannot. One that failed otherwise (EAGAIN, ENOMEM, EBUSY) can.
+	 */
+	for (int i = 0; i < 3; i++) {
+		uint64_t *e = ctl->collapse_err[i];
+
+		say("  MADV_COLLAPSE %-5s ok %llu, EAGAIN %llu, ENOMEM %llu, EBUSY %llu, EINVAL %llu\n",
+		    i == 0 ? "anon" : i == 1 ? "shmem" : "file", (unsigned long long)ctl->collapse_ok[i],
+		    (unsigned long long)e[0], (unsigned long long)e[1], (unsigned long long)e[2],
+		    (unsigned long long)e[3]);
+		if (ctl->collapse_ok[i])
+			continue;
+		if (!e[0] && !e[1] && !e[2])
+			unavailable(F_COLLAPSE_ANON + i, !e[3] ? "never tried" : i == 2 ?
+				    "MADV_COLLAPSE: EINVAL (no CONFIG_READ_ONLY_THP_FOR_FS?)" :
+				    "MADV_COLLAPSE: EINVAL");
+		else
+			say("  note: MADV_COLLAPSE %s never succeeded\n", i == 0 ? "anon" : i == 1 ?
+			    "shmem" : "file");
+	}
 	if (!ctl->unavail[F_SWAP] && memcg_proc >= 0 && ev0[5] >= 0 && ev1[5] == ev0[5])
 		say("  note: the memcg worker never swapped out\n");
 	if (ctl->no_pvm)
