@@ -113,7 +113,12 @@ cat > "$extra/bin/pgrep" <<'EOF2'
 [ "$1" = -f ] && shift
 for d in /proc/[0-9]*; do
 	[ "${d#/proc/}" = $$ ] && continue
-	args=$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null) || continue
+	args=$(tr '\0' ' ' 2>/dev/null < "$d/cmdline") || continue
+	# not killall below (nor its subshells), whose command line names it
+	if [ -n "${MMRS_PGREP_EXCLUDE:-}" ]; then
+		[ "${d#/proc/}" = "$MMRS_PGREP_EXCLUDE" ] && continue
+		read -r _ _ _ pp _ 2>/dev/null < "$d/stat" && [ "$pp" = "$MMRS_PGREP_EXCLUDE" ] && continue
+	fi
 	case "$args" in *"$1"*) echo "${d#/proc/}" ;; esac
 done
 EOF2
@@ -121,6 +126,7 @@ EOF2
 rm -f "$extra/bin/killall"
 cat > "$extra/bin/killall" <<'EOF2'
 #!/bin/bash
+export MMRS_PGREP_EXCLUDE=$$
 sig=-TERM wait= name=
 for a; do case "$a" in --wait) wait=1 ;; -*) sig=$a ;; *) name=$a ;; esac; done
 pids=$(pgrep -f "$name")
