@@ -257,6 +257,29 @@ static inline void mm_rs_pt_zap_unlocked(struct mm_rs_pt_zap *z,
 }
 #endif /* CONFIG_MM_RS_PT_RECLAIM */
 
+/*
+ * Race windows in core mm that PT reclaim may hit, where KUnit runs the
+ * racing MADV_DONTNEED through a static stub (kunit_activate_static_stub()
+ * on mm_rs_test_race()) to make the race deterministic. Nothing without
+ * CONFIG_MM_RS_KUNIT_TEST.
+ */
+enum mm_rs_race {
+	/* collapse_pte_mapped_thp(): PTEs cleared, no page table lock held */
+	MM_RS_RACE_COLLAPSE_UNLOCKED,
+	/* move_pages_pte(): the source table mapped, its PMD not checked yet */
+	MM_RS_RACE_MOVE_SRC_MAPPED,
+};
+
+#ifdef CONFIG_MM_RS_KUNIT_TEST
+void mm_rs_test_race(enum mm_rs_race where, struct mm_struct *mm,
+		     unsigned long addr);
+#else
+static inline void mm_rs_test_race(enum mm_rs_race where,
+				   struct mm_struct *mm, unsigned long addr)
+{
+}
+#endif
+
 #ifdef __BINDGEN__
 /* Constants that bindgen cannot evaluate by itself. */
 #include <linux/huge_mm.h>

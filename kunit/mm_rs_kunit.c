@@ -3,6 +3,7 @@
  * Shared helpers of the mm-rs KUnit suites.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
@@ -12,6 +13,16 @@
 #include <linux/sched/mm.h>
 
 #include "mm_rs_kunit.h"
+
+/*
+ * Called from the race windows of core mm (enum mm_rs_race): nothing, unless
+ * a test redirects it to run the other side of the race there.
+ */
+void mm_rs_test_race(enum mm_rs_race where, struct mm_struct *mm,
+		     unsigned long addr)
+{
+	KUNIT_STATIC_STUB_REDIRECT(mm_rs_test_race, where, mm, addr);
+}
 
 void mm_rs_knobs_get(struct thp_knobs *k)
 {

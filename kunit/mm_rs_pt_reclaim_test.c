@@ -6,16 +6,20 @@
  * reading through GUP and zapping one mm at once.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/khugepaged.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mm_rs.h>
+#include <linux/mmu_notifier.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/shmem_fs.h>
 #include <linux/swapops.h>
+#include <linux/userfaultfd_k.h>
 #include <linux/uaccess.h>
 #include <linux/vmstat.h>
 #include <asm/tlb.h>
@@ -630,6 +634,287 @@ static void concurrent_fault_gup_dontneed(struct kunit *test)
 }
 
 /*
+ * Races with core mm made deterministic: a racer kthread runs MADV_DONTNEED
+ * on the test mm at the moment another path reaches one of its race windows
+ * (mm_rs_test_race(), redirected here with a static stub). The window may be
+ * in an RCU read section, so it waits for the racer by spinning: preemptible
+ * RCU (CONFIG_PREEMPT) lets the racer run even on one CPU.
+ */
+struct racer {
+	enum mm_rs_race where;
+	struct mm_struct *mm;
+	unsigned long start, len;
+	struct completion go, exited;
+	struct task_struct *task;
+	atomic_t done;
+	bool skip;
+	int hits, ret;
+};
+
+static struct racer *active_racer;
+
+static int racer_fn(void *data)
+{
+	struct racer *r = data;
+
+	wait_for_completion(&r->go);
+	if (!r->skip) {
+		kthread_use_mm(r->mm);
+		r->ret = do_madvise(r->mm, r->start, r->len, MADV_DONTNEED);
+		kthread_unuse_mm(r->mm);
+	}
+	atomic_set_release(&r->done, 1);
+	complete(&r->exited);
+	return 0;
+}
+
+static void racer_window(enum mm_rs_race where, struct mm_struct *mm,
+			 unsigned long addr)
+{
+	struct racer *r = active_racer;
+	unsigned long deadline = jiffies + 10 * HZ;
+
+	if (!r || where != r->where || mm != r->mm || r->hits++)
+		return;
+	complete(&r->go);
+	while (!atomic_read_acquire(&r->done) && time_before(jiffies, deadline))
+		cpu_relax();
+}
+
+/* Arms @r to zap [@start, @start + @len) of the test mm at window @where. */
+static void racer_start(struct kunit *test, struct racer *r, enum mm_rs_race where,
+			unsigned long start, unsigned long len)
+{
+	*r = (struct racer){ .where = where, .mm = current->mm, .start = start, .len = len };
+	init_completion(&r->go);
+	init_completion(&r->exited);
+	atomic_set(&r->done, 0);
+	r->task = kthread_run(racer_fn, r, "mm_rs_racer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->task));
+	active_racer = r;
+	kunit_activate_static_stub(test, mm_rs_test_race, racer_window);
+}
+
+/* Disarms @r and waits for its kthread. */
+static void racer_stop(struct kunit *test, struct racer *r)
+{
+	kunit_deactivate_static_stub(test, mm_rs_test_race);
+	active_racer = NULL;
+	if (!r->hits) {
+		r->skip = true;
+		complete(&r->go);
+	}
+	wait_for_completion(&r->exited);
+}
+
+/*
+ * Every TLB flush of an mm, as the arch code reports it to secondary TLBs
+ * (x86 flush_tlb_mm_range(), arm64 __flush_tlb_range_nosync() and
+ * flush_tlb_mm(): the range actually flushed, or 0..~0 for all), and by
+ * which task.
+ */
+#define FLUSH_LOG	32
+
+struct flush_log {
+	struct mmu_notifier mn;
+	spinlock_t lock;	/* protects n and e[] */
+	int n;
+	struct {
+		unsigned long start, end;
+		struct task_struct *task;
+	} e[FLUSH_LOG];
+};
+
+static void flush_log_record(struct mmu_notifier *mn, struct mm_struct *mm,
+			     unsigned long start, unsigned long end)
+{
+	struct flush_log *l = container_of(mn, struct flush_log, mn);
+	unsigned long flags;
+
+	spin_lock_irqsave(&l->lock, flags);
+	if (l->n < FLUSH_LOG) {
+		l->e[l->n].start = start;
+		l->e[l->n].end = end;
+		l->e[l->n].task = current;
+	}
+	l->n++;
+	spin_unlock_irqrestore(&l->lock, flags);
+}
+
+static const struct mmu_notifier_ops flush_log_ops = {
+	.arch_invalidate_secondary_tlbs = flush_log_record,
+};
+
+/* Whether a flush by @task covered [@start, @end). */
+static bool flush_log_covers(struct flush_log *l, struct task_struct *task,
+			     unsigned long start, unsigned long end)
+{
+	int i;
+
+	for (i = 0; i < min(l->n, FLUSH_LOG); i++)
+		if (l->e[i].task == task && l->e[i].start <= start && l->e[i].end >= end)
+			return true;
+	return false;
+}
+
+static void flush_log_show(struct kunit *test, struct flush_log *l,
+			   struct racer *r, unsigned long base)
+{
+	int i;
+
+	for (i = 0; i < min(l->n, FLUSH_LOG); i++) {
+		const char *who = l->e[i].task == r->task ? "the racer" : "collapse";
+
+		if (l->e[i].start == 0 && l->e[i].end == ~0UL)
+			kunit_info(test, "flush by %s: the whole mm\n", who);
+		else
+			kunit_info(test, "flush by %s: base%+ld .. base%+ld\n", who,
+				   (long)(l->e[i].start - base), (long)(l->e[i].end - base));
+	}
+}
+
+static void fput_action(void *file)
+{
+	fput(file);
+}
+
+/*
+ * collapse_pte_mapped_thp() clears the PTEs of a PTE-mapped shmem THP
+ * (step 2), leaving their TLB flush to pmdp_collapse_flush() in step 4. If
+ * MADV_DONTNEED frees the emptied table in between, step 4 gives up: a flush
+ * must still cover what step 2 cleared. The racer's own flush does not: its
+ * zap found every entry none, so it flushes only for the freed table (x86:
+ * the one page at the PMD address; arm64: the PMD address at PMD stride).
+ */
+static void collapse_race_flushes_cleared_ptes(struct kunit *test)
+{
+	struct mm_struct *mm;
+	struct pt_counts c0, c1;
+	struct flush_log *log;
+	struct racer r;
+	struct file *file;
+	struct folio *folio;
+	unsigned long hole, base;
+
+	file = shmem_file_setup("mm_rs_collapse", PMD_SIZE, VM_NORESERVE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_action, file), 0);
+	/* A PMD-aligned shared mapping of the file, at offset 0. */
+	hole = mm_rs_map_anon(test, 3 * PMD_SIZE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(hole));
+	KUNIT_ASSERT_NE(test, hole, 0);
+	mm = current->mm;	/* the test mm, attached by the first mapping */
+	base = ALIGN(hole, PMD_SIZE);
+	KUNIT_ASSERT_EQ(test, kunit_vm_mmap(test, file, base, PMD_SIZE, PROT_READ | PROT_WRITE,
+					    MAP_SHARED | MAP_FIXED, 0), base);
+
+	/* A PMD-size folio in the page cache (MADV_COLLAPSE), mapped by PTEs. */
+	KUNIT_ASSERT_EQ(test, touch(base, PMD_SIZE, 0x5a), 0);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_COLLAPSE), 0);
+	folio = filemap_get_folio(file->f_mapping, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+	KUNIT_ASSERT_EQ(test, folio_order(folio), HPAGE_PMD_ORDER);
+	folio_put(folio);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_DONTNEED), 0);
+	set_bit(MMF_DISABLE_THP, &mm->flags);	/* no PMD mapping at fault */
+	KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 0x5a), 0);
+	clear_bit(MMF_DISABLE_THP, &mm->flags);
+	KUNIT_ASSERT_TRUE(test, has_pte_table(mm, base));
+
+	log = kunit_kzalloc(test, sizeof(*log), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, log);
+	spin_lock_init(&log->lock);
+	log->mn.ops = &flush_log_ops;
+	KUNIT_ASSERT_EQ(test, mmu_notifier_register(&log->mn, mm), 0);
+
+	pt_counts_get(&c0);
+	racer_start(test, &r, MM_RS_RACE_COLLAPSE_UNLOCKED, base, PMD_SIZE);
+	mmap_read_lock(mm);
+	collapse_pte_mapped_thp(mm, base, false);
+	mmap_read_unlock(mm);
+	racer_stop(test, &r);
+	pt_counts_get(&c1);
+	mmu_notifier_unregister(&log->mn, mm);
+
+	/* The race happened: the racer freed the table step 2 emptied. */
+	KUNIT_ASSERT_EQ(test, r.hits, 1);
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_EXPECT_EQ(test, (c1.fast - c0.fast) + (c1.slow - c0.slow), 1);
+	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&mm->rss_stat[MM_SHMEMPAGES]), 0);
+
+	flush_log_show(test, log, &r, base);
+	KUNIT_EXPECT_LE(test, log->n, FLUSH_LOG);
+	/* What the fix flushes, after step 2 cleared the PTEs. */
+	KUNIT_EXPECT_TRUE_MSG(test, flush_log_covers(log, current, base, base + PMD_SIZE),
+			      "no flush of the PTEs collapse_pte_mapped_thp() cleared");
+	/* What makes it needed: x86 reports the one page it flushes. */
+	if (IS_ENABLED(CONFIG_X86))
+		KUNIT_EXPECT_FALSE(test, flush_log_covers(log, r.task, base, base + PMD_SIZE));
+
+	/* The file's data is intact, mapped again at fault. */
+	KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 0x5a), 0);
+}
+
+/*
+ * UFFDIO_MOVE maps the source PTE table, then checks the PMDs. Only the
+ * destination is registered with userfaultfd (so PT reclaim skips only it):
+ * MADV_DONTNEED may free the source table in between. That must neither
+ * warn nor read freed memory (KASAN, in the debug flavour): the move starts
+ * over and finds the source a hole.
+ */
+static void uffd_move_src_reclaimed(struct kunit *test)
+{
+	unsigned long base = map_tables(test, 2);
+	unsigned long src = base, dst = base + PMD_SIZE;
+	bool warned = test_taint(TAINT_WARN);
+	struct mm_struct *mm = current->mm;
+	struct userfaultfd_ctx *ctx;
+	struct vm_area_struct *vma;
+	struct pt_counts c0, c1;
+	struct racer r;
+	ssize_t ret;
+
+	/* Two VMAs: the source, and the destination registered with ctx. */
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, dst, PMD_SIZE, MADV_DONTFORK), 0);
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	init_rwsem(&ctx->map_changing_lock);
+	atomic_set(&ctx->mmap_changing, 0);
+	ctx->mm = mm;
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, dst);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	KUNIT_ASSERT_EQ(test, vma->vm_start, dst);
+	vm_flags_set(vma, VM_UFFD_MISSING);
+	vma->vm_userfaultfd_ctx.ctx = ctx;
+	mmap_write_unlock(mm);
+
+	KUNIT_ASSERT_EQ(test, touch(src, PAGE_SIZE, 9), 0);
+	pt_counts_get(&c0);
+	racer_start(test, &r, MM_RS_RACE_MOVE_SRC_MAPPED, src, PMD_SIZE);
+	ret = move_pages(ctx, dst, src, PAGE_SIZE, 0);
+	racer_stop(test, &r);
+	pt_counts_get(&c1);
+
+	mmap_write_lock(mm);
+	vma->vm_userfaultfd_ctx.ctx = NULL;
+	vm_flags_clear(vma, VM_UFFD_MISSING);
+	mmap_write_unlock(mm);
+
+	KUNIT_ASSERT_EQ(test, r.hits, 1);
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_EXPECT_EQ(test, (c1.fast - c0.fast) + (c1.slow - c0.slow), 1);
+	/* Started over, the move found the source a hole. */
+	KUNIT_EXPECT_EQ(test, ret, -ENOENT);
+	if (!warned)
+		KUNIT_EXPECT_FALSE(test, test_taint(TAINT_WARN));
+	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, src));
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), 0);
+	KUNIT_EXPECT_EQ(test, count_not(dst, PAGE_SIZE, 0), 0);
+}
+
+/*
  * A detached table records its mm: freeing it through a gather of another
  * mm (whose counters and TLB flush would be the wrong ones) is refused.
  */
@@ -660,6 +945,8 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(straddling_range),
 	KUNIT_CASE(uffd_wp_marker_keeps_table),
 	KUNIT_CASE(batch_break_takes_slow_path),
+	KUNIT_CASE(collapse_race_flushes_cleared_ptes),
+	KUNIT_CASE(uffd_move_src_reclaimed),
 	KUNIT_CASE_SLOW(concurrent_fault_gup_dontneed),
 	{}
 };
