@@ -9,18 +9,20 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench test check-full clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench series series-check test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
 	@echo '  make run [ARCH=A]      build the test kernel, boot it under QEMU and show the Rust mm'
 	@echo '                         at work, Rust and C paths side by side (A: x86_64 or arm64)'
-	@echo '  make test              everything CI checks: lints; KUnit on x86_64 and arm64, the debug'
-	@echo '                         flavour on x86_64, the MM_RS=n kernel; one boot of each'
-	@echo '                         architecture'"'"'s test kernel with the demo and quick mm selftests'
+	@echo '  make test              everything CI checks: lints; the patch series (series, series-check);'
+	@echo '                         KUnit on x86_64 and arm64, the debug flavour on x86_64, the MM_RS=n'
+	@echo '                         kernel; one boot of each architecture'"'"'s test kernel with the demo'
+	@echo '                         and quick mm selftests'
 	@echo '  make check-full        the rest: debug KUnit on arm64, MM_RS=n on arm64, and the full'
 	@echo '                         mm selftests against the MM_RS=n baseline on both architectures'
-	@echo '                         (the test kernel'"'"'s list, and every run_vmtests.sh category on prod)'
+	@echo '                         (the test kernel'"'"'s list, and every run_vmtests.sh category on prod),'
+	@echo '                         and the series built at every patch (series-check BISECT=1)'
 	@echo '  make setup             install and check the toolchain (Debian packages, bindgen)'
 	@echo '  make prepare           extract the base tree into build/linux, link mm-rs in, apply patches/'
 	@echo '  make kunit ARCH=A      the KUnit suites under QEMU; A is x86_64, arm64 or all'
@@ -42,6 +44,12 @@ help:
 	@echo '  make bench ARCH=A      benchmarks under QEMU -icount shift=0, Rust vs C vs off in one boot'
 	@echo '                         (one vCPU; four for the multithreaded one; clang 14 reference):'
 	@echo '                         build/results/bench-A.json and docs/benchmarks.md (A may be all)'
+	@echo '  make series            build/series/: mm-rs as a git format-patch series with a cover letter'
+	@echo '                         against build/BASE, as series/series.conf splits it (Signed-off-by:'
+	@echo '                         MM_RS_SIGNOFF="Name <email>", else git config user.name/email)'
+	@echo '  make series-check [BISECT=1]   git am the series on a pristine base: applies with no fuzz,'
+	@echo '                         gives build/linux'"'"'s sources, checkpatch --strict clean or explained;'
+	@echo '                         BISECT=1: the x86_64 KUnit kernel builds at every patch, passes at the last'
 	@echo '  make lint              rustfmt --check, clippy (CLIPPY=1), checkpatch, compile-fail checks'
 	@echo '  make fmt               rustfmt our Rust in place'
 	@echo '  make mutate ARCH=A     break each rule in scripts/mutations.txt, expect a test to fail (slow)'
@@ -95,9 +103,17 @@ fmt: prepare
 mutate: prepare
 	@scripts/mutate.sh $(ARCH)
 
+series: prepare
+	@scripts/series.py
+
+series-check: prepare
+	@BISECT=$(BISECT) scripts/series-check.sh
+
 test: prepare
 	@rm -f build/results/times.txt
 	@scripts/timed.sh lint scripts/lint.sh
+	@scripts/timed.sh series scripts/series.py
+	@scripts/timed.sh series-check scripts/series-check.sh
 	@set -e; for a in $(ARCHES); do scripts/timed.sh kunit-$$a scripts/kunit.sh $$a; done
 	@scripts/timed.sh kunit-x86_64-debug scripts/kunit.sh x86_64 debug
 	@scripts/timed.sh kunit-x86_64-off scripts/kunit.sh x86_64 off
@@ -110,6 +126,8 @@ check-full: prepare
 	@$(MAKE) --no-print-directory selftests ARCH=all
 	@$(MAKE) --no-print-directory selftests ARCH=all FLAVOR=prod
 	@$(MAKE) --no-print-directory stress ARCH=all SECONDS=600 FLAVOR=prod-debug
+	@$(MAKE) --no-print-directory series
+	@$(MAKE) --no-print-directory series-check BISECT=1
 
 clean:
 	rm -rf build/kunit-* build/results build/lint build/mutate*

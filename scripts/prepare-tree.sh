@@ -24,7 +24,8 @@ die() { echo "prepare-tree: error: $*" >&2; exit 1; }
 [ -f "$TARBALL" ] || die "$TARBALL not found; run scripts/setup.sh (or apt-get install linux-source-6.12)"
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || die "linux-source-6.12 is not installed"
 
-# Symlinks: tree path -> repository path.
+# Symlinks: tree path -> repository path. scripts/series.py reads this list:
+# each file it brings into the tree must be in a patch of series/series.conf.
 LINKS=(
 	"mm/Kconfig.mm_rs:Kconfig"
 	"mm/mm_rs:mm-rs"
@@ -33,6 +34,9 @@ LINKS=(
 	"rust/kernel/mm.rs:rust/kernel/mm.rs"
 	"rust/kernel/mm:rust/kernel/mm"
 	"rust/helpers/mm_rs.c:rust/helpers/mm_rs.c"
+	"Documentation/mm/mm-rs.rst:docs/design.rst"
+	"Documentation/mm/mm-rs-testing.rst:docs/testing.rst"
+	"Documentation/ABI/testing/sysfs-kernel-mm-mm_rs:docs/ABI-sysfs-kernel-mm-mm_rs"
 )
 
 patches=()

@@ -16,7 +16,8 @@ PKGS=(linux-source-6.12 rustc-web rust-web-src rust-web-clippy rustfmt-web
       clang-22 lld-22 llvm-22 libclang-22-dev clang lld llvm libclang-dev
       qemu-system-x86 qemu-system-arm
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross flex bison bc libelf-dev
-      libssl-dev cpio xz-utils python3 rsync kmod patch make gcc erofs-utils)
+      libssl-dev cpio xz-utils python3 rsync kmod patch make gcc erofs-utils
+      git python3-ply python3-git)   # the last two: checkpatch's SPDX check (make series-check)
 
 missing=()
 for p in "${PKGS[@]}"; do
