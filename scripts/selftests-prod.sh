@@ -150,15 +150,21 @@ fi
 cd $d && exec ./run_vmtests.sh "$@"
 EOF2
 chmod +x "$extra/selftests/rvt.sh"
-# One run_vmtests.sh run a category, every category of its usage text.
+# One run_vmtests.sh run a category, every category of its usage text. 128
+# huge pages are reserved first, as on a test machine: run_vmtests.sh puts
+# nr_hugepages back to the boot value after the userfaultfd tests, and the
+# later hugetlb users (migration's hugetlb cases) need some.
 cats=${MMRS_PROD_CATEGORIES:-$(sed -n '/^usage()/,/^EOF/s/^- \([a-z_]*\)$/\1/p' "$T/tools/testing/selftests/mm/run_vmtests.sh")}
+{
+echo "10 hugepages /bin/writefile /proc/sys/vm/nr_hugepages 128"
 for c in $cats; do
 	case "$c" in
 	cow|thp|userfaultfd) secs=1800 ;;
 	*) secs=900 ;;
 	esac
 	echo "$secs $c /bin/bash ./rvt.sh -t $c"
-done > "$extra/etc/selftests.list"
+done
+} > "$extra/etc/selftests.list"
 [ -n "${MMRS_PROD_LIST:-}" ] && grep -v '^#' "$MMRS_PROD_LIST" > "$extra/etc/selftests.list"
 "$REPO/scripts/initramfs.sh" "$arch" >/dev/null
 
