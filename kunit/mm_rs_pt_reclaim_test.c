@@ -640,9 +640,12 @@ static void concurrent_fault_gup_dontneed(struct kunit *test)
  * in an RCU read section, so it waits for the racer by spinning: preemptible
  * RCU (CONFIG_PREEMPT) lets the racer run even on one CPU.
  */
+struct flush_log;
+
 struct racer {
 	enum mm_rs_race where;
 	struct mm_struct *mm;
+	struct flush_log *log;	/* starts recording at the window, if set */
 	unsigned long start, len;
 	struct completion go, exited;
 	struct task_struct *task;
@@ -652,6 +655,8 @@ struct racer {
 };
 
 static struct racer *active_racer;
+
+static void flush_log_start(struct flush_log *l);
 
 static int racer_fn(void *data)
 {
@@ -676,6 +681,8 @@ static void racer_window(enum mm_rs_race where, struct mm_struct *mm,
 
 	if (!r || where != r->where || mm != r->mm || r->hits++)
 		return;
+	if (r->log)
+		flush_log_start(r->log);
 	complete(&r->go);
 	while (!atomic_read_acquire(&r->done) && time_before(jiffies, deadline))
 		cpu_relax();
@@ -713,11 +720,12 @@ static void racer_stop(struct kunit *test, struct racer *r)
  * flush_tlb_mm(): the range actually flushed, or 0..~0 for all), and by
  * which task.
  */
-#define FLUSH_LOG	32
+#define FLUSH_LOG	64
 
 struct flush_log {
 	struct mmu_notifier mn;
-	spinlock_t lock;	/* protects n and e[] */
+	spinlock_t lock;	/* protects on, n and e[] */
+	bool on;
 	int n;
 	struct {
 		unsigned long start, end;
@@ -732,12 +740,27 @@ static void flush_log_record(struct mmu_notifier *mn, struct mm_struct *mm,
 	unsigned long flags;
 
 	spin_lock_irqsave(&l->lock, flags);
-	if (l->n < FLUSH_LOG) {
+	if (l->on && l->n < FLUSH_LOG) {
 		l->e[l->n].start = start;
 		l->e[l->n].end = end;
 		l->e[l->n].task = current;
 	}
-	l->n++;
+	if (l->on)
+		l->n++;
+	spin_unlock_irqrestore(&l->lock, flags);
+}
+
+/*
+ * Records from now on. Flushes made before (on arm64, step 2 unfolding each
+ * contiguous-PTE block of the THP flushes it, before the entries are cleared)
+ * cannot cover entries cleared after them.
+ */
+static void flush_log_start(struct flush_log *l)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&l->lock, flags);
+	l->on = true;
 	spin_unlock_irqrestore(&l->lock, flags);
 }
 
@@ -829,6 +852,7 @@ static void collapse_race_flushes_cleared_ptes(struct kunit *test)
 
 	pt_counts_get(&c0);
 	racer_start(test, &r, MM_RS_RACE_COLLAPSE_UNLOCKED, base, PMD_SIZE);
+	r.log = log;
 	mmap_read_lock(mm);
 	collapse_pte_mapped_thp(mm, base, false);
 	mmap_read_unlock(mm);
