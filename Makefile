@@ -18,7 +18,7 @@ help:
 	@echo '  make test              everything CI checks: lints; the patch series (series, series-check);'
 	@echo '                         KUnit on x86_64 and arm64, the debug flavour on x86_64, the MM_RS=n'
 	@echo '                         kernel; one boot of each architecture'"'"'s test kernel with the demo'
-	@echo '                         and quick mm selftests'
+	@echo '                         and quick mm selftests; make stress for 60 s on x86_64 prod-debug'
 	@echo '  make check-full        the rest: debug KUnit on arm64, MM_RS=n on arm64, and the full'
 	@echo '                         mm selftests against the MM_RS=n baseline on both architectures'
 	@echo '                         (the test kernel'"'"'s list, and every run_vmtests.sh category on prod),'
@@ -118,6 +118,7 @@ test: prepare
 	@scripts/timed.sh kunit-x86_64-debug scripts/kunit.sh x86_64 debug
 	@scripts/timed.sh kunit-x86_64-off scripts/kunit.sh x86_64 off
 	@set -e; for a in $(ARCHES); do scripts/timed.sh boot-$$a scripts/selftests.sh $$a quick; done
+	@scripts/timed.sh stress-x86_64 scripts/stress.sh x86_64 60 prod-debug
 	@scripts/summary.sh
 
 check-full: prepare
