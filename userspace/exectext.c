@@ -40,17 +40,6 @@ struct result {
 	long touched_kb, read_kb;
 };
 
-static void read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
-
-	buf[n > 0 ? n : 0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	if (fd >= 0)
-		close(fd);
-}
-
 /* One run of bigtext from a fresh mount, exec readahead @on; @label says how. */
 static int run(const char *label, int on, int random, struct result *r)
 {

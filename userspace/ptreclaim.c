@@ -38,21 +38,6 @@
 
 static const char *const events[] = { "pt_reclaim_fast", "pt_reclaim_slow", "pt_reclaim_kept" };
 
-/* A "Key:   N kB" line of /proc/self/status, in kB; -1 if absent. */
-static long status_kb(const char *key)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
-			v = strtol(line + strlen(key) + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
 
 static void vmstat_events(long *out)
 {
@@ -96,7 +81,7 @@ static long run(int on, long iters, long pages, long page_size)
 			_exit(2);
 		/* Start on a 2 MiB boundary, as an allocator's chunks are. */
 		base = (char *)(((unsigned long)base + SZ_2M - 1) & ~(SZ_2M - 1));
-		vmpte0 = status_kb("VmPTE");
+		vmpte0 = proc_kb("/proc/self/status", "VmPTE");
 		vmstat_events(ev0);
 		getrusage(RUSAGE_SELF, &r0);
 		t0 = now_ns();
@@ -111,7 +96,7 @@ static long run(int on, long iters, long pages, long page_size)
 		t1 = now_ns();
 		getrusage(RUSAGE_SELF, &r1);
 		vmstat_events(ev1);
-		kb = status_kb("VmPTE");
+		kb = proc_kb("/proc/self/status", "VmPTE");
 		faults = r1.ru_minflt - r0.ru_minflt;
 		printf("mmrs-data ptreclaim reclaim=%s iters=%ld pages=%ld vmpte_kb=%ld "
 		       "vmpte_start_kb=%ld faults=%ld ns=%.0f faults_per_s=%.1f freed_fast=%ld "

@@ -451,17 +451,6 @@ static long read_long(const char *path)
 	return n > 0 ? strtol(b, NULL, 10) : -1;
 }
 
-static void read_str(const char *path, char *b, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd < 0 ? -1 : read(fd, b, len - 1);
-
-	b[n > 0 ? n : 0] = 0;
-	b[strcspn(b, "\n")] = 0;
-	if (fd >= 0)
-		close(fd);
-}
-
 static long vmstat(const char *key)
 {
 	char name[96];
@@ -475,21 +464,6 @@ static long vmstat(const char *key)
 			r = v;
 	fclose(f);
 	return r;
-}
-
-static long meminfo_kb(const char *key)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
-			v = strtol(line + strlen(key) + 1, NULL, 10);
-	fclose(f);
-	return v;
 }
 
 /* ---- mTHP knobs ---- */
@@ -1524,7 +1498,7 @@ static int cgroup_setup(long max_bytes)
 	char line[512], path[512], v[64];
 	FILE *f;
 
-	if (meminfo_kb("SwapTotal") <= 0)
+	if (proc_kb("/proc/meminfo", "SwapTotal") <= 0)
 		unavailable(F_SWAP, "no swap (SwapTotal 0)");
 	/* cgroup v2 with the memory controller, else v1's memory hierarchy. */
 	f = fopen("/proc/mounts", "r");
