@@ -114,6 +114,22 @@ unsigned long mm_rs_anon_folio_pte_none_orders(pte_t *pte, unsigned long addr,
  */
 struct folio *mm_rs_alloc_anon_folio(struct vm_fault *vmf);
 
+/* mm/mm_rs/anon/policy.rs */
+
+/* Which large orders an anonymous fault tries (sysfs: anon_order_policy). */
+enum mm_rs_anon_order_policy {
+	MM_RS_ANON_ORDER_MTHP,	/* the per-size mTHP knobs, as C decides */
+	MM_RS_ANON_ORDER_ARCH,	/* the LARGE_ANON_FOLIO RFC's arch-preferred order */
+	MM_RS_ANON_ORDER_AUTO,	/* a per-VMA adaptive order */
+};
+
+#ifdef CONFIG_MM_RS_ANON_ORDER
+/* The policy in force, an enum mm_rs_anon_order_policy (read with READ_ONCE()). */
+extern int mm_rs_anon_order_policy;
+/* Sets anon_order_policy from sysfs text: "mthp", "arch" or "auto", else -EINVAL. */
+int mm_rs_anon_order_policy_set(const char *buf);
+#endif
+
 #ifdef CONFIG_MM_RS_KUNIT_TEST
 /* Statistics a walk counts per order: anon_fault_fallback, _fallback_charge. */
 #define MM_RS_ANON_STATS 2
@@ -123,6 +139,44 @@ struct folio *mm_rs_alloc_anon_folio(struct vm_fault *vmf);
  */
 int mm_rs_anon_alloc_walk_test(unsigned long orders, unsigned long alloc_fails,
 			       unsigned long charge_fails, unsigned long *stats);
+
+/*
+ * KUnit only: the arch policy's orders for an architecture order @arch (-1:
+ * none) in a VMA that opted in to THP (@hinted) or not.
+ */
+unsigned long mm_rs_anon_arch_orders_test(int arch, bool hinted);
+/* KUnit only: the largest order of the auto policy, likewise. */
+unsigned int mm_rs_anon_auto_max_order_test(int arch, bool hinted);
+/*
+ * KUnit only: whether the arch and auto policies allow large folios in @vma
+ * with the THP knobs as they are: -1 no, 0 yes, 1 yes and it opted in to THP.
+ */
+int mm_rs_anon_rfc_eligible_test(struct vm_area_struct *vma);
+
+/* What the auto controller chose for one fault (mm/mm_rs/anon/policy.rs). */
+struct mm_rs_auto_choice {
+	unsigned int order;	/* the largest order to try */
+	bool probe;		/* map the page alone */
+	int event;		/* enum mm_rs_auto_event */
+};
+
+enum mm_rs_auto_event {
+	MM_RS_AUTO_NONE,
+	MM_RS_AUTO_GROW,	/* the fault continued the last folio */
+	MM_RS_AUTO_DENSE,	/* it touched the last probe's neighbour */
+	MM_RS_AUTO_SPARSE,	/* it skipped the last probe's neighbours */
+};
+
+/*
+ * KUnit only: the auto controller with its per-VMA state in @state, for a
+ * fault at page index @page in a VMA whose largest order is @max: decide,
+ * then record the order mapped.
+ */
+void mm_rs_anon_auto_decide_test(unsigned long *state, unsigned long page,
+				 unsigned int max, struct mm_rs_auto_choice *choice);
+void mm_rs_anon_auto_mapped_test(unsigned long *state, unsigned long page,
+				 unsigned int order,
+				 const struct mm_rs_auto_choice *choice);
 #endif
 
 /* mm/mm_rs/anon/fault.rs */
@@ -164,19 +218,28 @@ int mm_rs_exec_folio_size_set(const char *buf);
 #endif
 
 /*
- * mm/mm_rs/pt_reclaim/: the zap of one PTE table by zap_pmd_range() and
- * zap_pte_range(), kept across the restarts of zap_pte_range() for it. The
- * caller zero-initialises it once per zap; only Rust reads or changes it.
+ * mm/mm_rs/pt_reclaim/: a PTE table detached under its lock by the fast path,
+ * waiting for the unlock to be freed (rust/kernel/mm/pmd.rs: DetachedSlot).
+ */
+struct mm_rs_detached_pte {
+	struct mm_struct *mm;	/* whose table it is; NULL: none */
+	pmd_t pmdval;		/* what the PMD pointed to */
+	unsigned long addr;	/* the first address the table mapped */
+};
+
+/*
+ * The zap of one PTE table by zap_pmd_range() and zap_pte_range(), kept
+ * across the restarts of zap_pte_range() for it. The caller zero-initialises
+ * it once per zap; only Rust reads or changes it.
  */
 struct mm_rs_pt_zap {
-	unsigned long end;	/* end of the zap in the table; 0: none yet */
-	unsigned int live;	/* entries the zap left live in the table */
-	bool whole;		/* the zap covers the whole table */
-	bool relocked;		/* the PTE lock was dropped during the zap */
-	bool detached;		/* the fast path cleared the PMD: the rest */
-	pmd_t pmdval;		/* what the PMD pointed to */
-	unsigned long pmd_addr;	/* the first address the table mapped */
-	struct mm_struct *mm;	/* whose table it was */
+	struct mm_rs_pt_pass {
+		unsigned long end;	/* end of the zap in the table; 0: none yet */
+		unsigned int live;	/* entries the zap left live in the table */
+		bool whole;		/* the zap covers the whole table */
+		bool relocked;		/* the PTE lock was dropped during the zap */
+	} pass;
+	struct mm_rs_detached_pte detached;
 };
 
 #ifdef CONFIG_MM_RS_PT_RECLAIM
@@ -228,10 +291,13 @@ enum mm_rs_pt_reclaim {
 /* KUnit only: the decision for @z when the pass ended at @addr. */
 int mm_rs_pt_zap_decide_test(const struct mm_rs_pt_zap *z, unsigned long addr);
 /*
- * KUnit only: frees a stand-in detached table of @mm through @tlb, a gather
- * of another mm; true if the free was refused, as it must be.
+ * KUnit only: detaches the empty table @pmd points to at @addr in the mm of
+ * @tlb, then frees it through @other, a gather of another mm, and through
+ * @tlb. Bit 0: the first free was refused (as it must be); bit 1: the second
+ * went ahead; -1: nothing was detached.
  */
-bool mm_rs_pt_free_other_mm_test(struct mmu_gather *tlb, struct mm_struct *mm);
+int mm_rs_pt_free_other_mm_test(struct mmu_gather *other, struct mmu_gather *tlb,
+				pmd_t *pmd, unsigned long addr);
 #endif
 #else
 static inline void mm_rs_pt_zap_begin(struct mm_rs_pt_zap *z,
@@ -301,6 +367,16 @@ const int MM_RS_MM_ANONPAGES = MM_ANONPAGES;
 const unsigned int MM_RS_MMF_DISABLE_THP = MMF_DISABLE_THP;
 const unsigned int MM_RS_MMF_UNSTABLE = MMF_UNSTABLE;
 const unsigned int MM_RS_PMD_ORDER = PMD_SHIFT - PAGE_SHIFT;
+const unsigned int MM_RS_PAGE_ALLOC_COSTLY_ORDER = PAGE_ALLOC_COSTLY_ORDER;
+/*
+ * The RFC's arch_wants_pte_order(): arm64 maps a naturally aligned block of
+ * CONT_PTES entries with one TLB entry; -1 where the arch has no preference.
+ */
+#ifdef CONFIG_ARM64
+const int MM_RS_ARCH_PTE_ORDER = CONT_PTE_SHIFT - PAGE_SHIFT;
+#else
+const int MM_RS_ARCH_PTE_ORDER = -1;
+#endif
 const size_t MM_RS_PTRS_PER_PTE = PTRS_PER_PTE;
 const unsigned long MM_RS_PMD_SIZE = PMD_SIZE;
 /*

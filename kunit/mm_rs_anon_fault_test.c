@@ -809,7 +809,8 @@ static void install_refuses_no_anon_vma(struct kunit *test)
 
 /*
  * The install refuses a folio whose aligned block does not lie in the VMA:
- * an order-4 folio in an 8-page VMA maps nothing, inside the VMA or out.
+ * an order-4 folio in an 8-page VMA maps nothing, inside the VMA or out, and
+ * the fault ends in VM_FAULT_SIGBUS (a retry would fault again forever).
  */
 static void install_refuses_block_outside_vma(struct kunit *test)
 {
@@ -838,7 +839,7 @@ static void install_refuses_block_outside_vma(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, pte_none(before[i]));
 
 	ret = install_direct(test, addr, order, &refs, &maps);
-	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, ret, VM_FAULT_SIGBUS);
 	KUNIT_EXPECT_EQ(test, refs, 1);
 	KUNIT_EXPECT_EQ(test, maps, 0);
 	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, ptes, nr));
@@ -867,8 +868,9 @@ static vm_fault_t zero_page_direct(struct kunit *test, unsigned long addr, unsig
 
 /*
  * The zero page only for a read fault in a private anonymous VMA: a write
- * fault is refused (VM_FAULT_SIGBUS), and a shared mapping gets nothing (a
- * later write there would write to the zero page through wp_page_reuse()).
+ * fault is refused (VM_FAULT_SIGBUS), and so is a shared mapping, which gets
+ * nothing (a later write there would write to the zero page through
+ * wp_page_reuse()).
  */
 static void zero_page_refusals(struct kunit *test)
 {
@@ -886,14 +888,15 @@ static void zero_page_refusals(struct kunit *test)
 			       MAP_SHARED | MAP_ANONYMOUS, 0);
 	KUNIT_ASSERT_NE(test, shared, 0);
 	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)(shared + 3 * PAGE_SIZE)), 0);
-	KUNIT_EXPECT_EQ(test, zero_page_direct(test, shared, 0), 0);
+	KUNIT_EXPECT_EQ(test, zero_page_direct(test, shared, 0), VM_FAULT_SIGBUS);
 	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, shared, &pte, 1));
 	KUNIT_EXPECT_TRUE(test, pte_none(pte));
 }
 
 /*
  * A PMD-sized folio is not PTE-mapped: its rmap accounting (entire mapcount)
- * is that of a PMD mapping. The install maps nothing and releases it.
+ * is that of a PMD mapping. The install maps nothing, releases it and ends
+ * the fault in VM_FAULT_SIGBUS.
  */
 static void install_refuses_pmd_folio(struct kunit *test)
 {
@@ -908,13 +911,75 @@ static void install_refuses_pmd_folio(struct kunit *test)
 	zap_page_range_single(vma_lookup(mm, addr), addr + 64 * PAGE_SIZE, PAGE_SIZE, NULL);
 	mmap_read_unlock(mm);
 
-	KUNIT_EXPECT_EQ(test, install_direct(test, addr, PMD_ORDER, &refs, &maps), 0);
+	KUNIT_EXPECT_EQ(test, install_direct(test, addr, PMD_ORDER, &refs, &maps),
+			VM_FAULT_SIGBUS);
 	KUNIT_EXPECT_EQ(test, refs, 1);
 	KUNIT_EXPECT_EQ(test, maps, 0);
 	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, &pte, 1));
 	KUNIT_EXPECT_TRUE(test, pte_none(pte));
 	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));
 	KUNIT_EXPECT_TRUE(test, pte_none(pte));
+}
+
+/*
+ * Order 1 is no anonymous folio order (THP_ORDERS_ALL_ANON starts at 2: a
+ * large anonymous folio needs its deferred-split list): the install maps
+ * nothing, releases it and ends the fault in VM_FAULT_SIGBUS.
+ */
+static void install_refuses_order1(struct kunit *test)
+{
+	unsigned long addr = fresh_addr_with_table(test);
+	struct mm_struct *mm = current->mm;
+	unsigned long start = ALIGN_DOWN(addr, 2 * PAGE_SIZE);
+	int refs, maps;
+	pte_t ptes[2];
+
+	/* Empty the table again (a partial zap keeps it): only the order can refuse. */
+	mmap_read_lock(mm);
+	zap_page_range_single(vma_lookup(mm, addr), start, 2 * PAGE_SIZE, NULL);
+	mmap_read_unlock(mm);
+
+	KUNIT_EXPECT_EQ(test, install_direct(test, addr, 1, &refs, &maps), VM_FAULT_SIGBUS);
+	KUNIT_EXPECT_EQ(test, refs, 1);
+	KUNIT_EXPECT_EQ(test, maps, 0);
+	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, ptes, 2));
+	KUNIT_EXPECT_TRUE(test, pte_none(ptes[0]));
+	KUNIT_EXPECT_TRUE(test, pte_none(ptes[1]));
+}
+
+/*
+ * A forced write (ptrace, /proc/PID/mem: FOLL_FORCE) into a private
+ * read-only mapping faults a new anonymous page in without write permission:
+ * the entry the install builds comes from the VMA, not the fault. The C and
+ * the Rust path leave the same entry, never writable, and the data.
+ */
+static void forced_write_readonly_vma(struct kunit *test)
+{
+	unsigned long prot[2] = { 0, 0 };
+	int rust;
+
+	for (rust = 0; rust <= 1; rust++) {
+		unsigned long addr = kunit_vm_mmap(test, NULL, 0, 16 * PAGE_SIZE, PROT_READ,
+						   MAP_PRIVATE | MAP_ANONYMOUS, 0);
+		struct mm_struct *mm = current->mm;
+		char v = 0x5a, got = 0;
+		pte_t pte;
+
+		KUNIT_ASSERT_NE(test, addr, 0);
+		addr += 5 * PAGE_SIZE;
+		mm_rs_paths_all(rust);
+		enable_only(test, 0);
+		KUNIT_ASSERT_EQ(test, access_process_vm(current, addr, &v, 1,
+							FOLL_FORCE | FOLL_WRITE), 1);
+		KUNIT_ASSERT_EQ(test, get_user(got, (char __user *)addr), 0);
+		KUNIT_EXPECT_EQ(test, got, v);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));
+		KUNIT_EXPECT_TRUE(test, pte_present(pte));
+		KUNIT_EXPECT_FALSE(test, pte_write(pte));
+		KUNIT_EXPECT_FALSE(test, is_zero_pfn(pte_pfn(pte)));
+		prot[rust] = pgprot_val(pte_pgprot(pte));
+	}
+	KUNIT_EXPECT_EQ(test, prot[1], prot[0]);
 }
 
 static struct kunit_case anon_fault_cases[] = {
@@ -929,6 +994,8 @@ static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(install_refuses_block_outside_vma),
 	KUNIT_CASE(zero_page_refusals),
 	KUNIT_CASE(install_refuses_pmd_folio),
+	KUNIT_CASE(install_refuses_order1),
+	KUNIT_CASE(forced_write_readonly_vma),
 	KUNIT_CASE_SLOW(race_same_blocks),
 	{}
 };

@@ -9,3 +9,5 @@ pub mod alloc;
 pub mod fault;
 #[cfg(CONFIG_MM_RS_ANON_ORDER)]
 pub mod order;
+#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+pub mod policy;

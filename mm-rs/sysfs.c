@@ -3,9 +3,10 @@
  * /sys/kernel/mm/mm_rs/: runtime switches between the Rust and the C path of
  * each mm-rs decision, so that both can be compared in one boot.
  *
- * Each file reads 1 when the Rust path is in use and 0 when the C original
+ * Each switch reads 1 when the Rust path is in use and 0 when the C original
  * is (for pt_reclaim, which has no C original: when tables are kept, as in
  * 6.12), and accepts exactly those two values; anything else is -EINVAL.
+ * anon_order_policy and exec_folio_size choose within a Rust path.
  */
 
 #include <linux/init.h>
@@ -13,6 +14,7 @@
 #include <linux/kstrtox.h>
 #include <linux/mm.h>
 #include <linux/mm_rs.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 
 /* A switch file backed by a static key: reads 1 or 0, accepts exactly those. */
@@ -52,6 +54,55 @@ static struct kobj_attribute name##_attr = __ATTR_RW(name)
 
 #ifdef CONFIG_MM_RS_ANON_ORDER
 MM_RS_SWITCH(anon_order);
+
+int mm_rs_anon_order_policy = MM_RS_ANON_ORDER_MTHP;
+
+/* The names of enum mm_rs_anon_order_policy, in its order. */
+static const char * const anon_order_policy_names[] = {
+	[MM_RS_ANON_ORDER_MTHP] = "mthp",
+	[MM_RS_ANON_ORDER_ARCH] = "arch",
+	[MM_RS_ANON_ORDER_AUTO] = "auto",
+};
+
+/*
+ * anon_order_policy: which large orders an anonymous fault tries when its
+ * order is chosen in Rust (anon_order 1). Exactly "mthp", "arch" or "auto"
+ * (a trailing newline allowed); anything else is -EINVAL and changes nothing.
+ */
+int mm_rs_anon_order_policy_set(const char *buf)
+{
+	int policy = sysfs_match_string(anon_order_policy_names, buf);
+
+	if (policy < 0)
+		return -EINVAL;
+	WRITE_ONCE(mm_rs_anon_order_policy, policy);
+	return 0;
+}
+
+static ssize_t anon_order_policy_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	int policy = READ_ONCE(mm_rs_anon_order_policy);
+	int i, len = 0;
+
+	/* As transparent_hugepage/enabled: every choice, the one in force in []. */
+	for (i = 0; i < ARRAY_SIZE(anon_order_policy_names); i++)
+		len += sysfs_emit_at(buf, len, i == policy ? "%s[%s]" : "%s%s",
+				     i ? " " : "", anon_order_policy_names[i]);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static ssize_t anon_order_policy_store(struct kobject *kobj,
+				       struct kobj_attribute *attr,
+				       const char *buf, size_t count)
+{
+	int err = mm_rs_anon_order_policy_set(buf);
+
+	return err ? err : count;
+}
+
+static struct kobj_attribute anon_order_policy_attr = __ATTR_RW(anon_order_policy);
 #endif
 #ifdef CONFIG_MM_RS_ANON_FAULT
 MM_RS_SWITCH(anon_fault);
@@ -108,6 +159,7 @@ static struct kobj_attribute exec_folio_size_attr = __ATTR_RW(exec_folio_size);
 static struct attribute *mm_rs_attrs[] = {
 #ifdef CONFIG_MM_RS_ANON_ORDER
 	&anon_order_attr.attr,
+	&anon_order_policy_attr.attr,
 #endif
 #ifdef CONFIG_MM_RS_ANON_FAULT
 	&anon_fault_attr.attr,

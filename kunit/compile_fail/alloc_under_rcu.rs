@@ -7,9 +7,9 @@ use kernel::mm::{
     folio::{Gfp, NewFolio},
 };
 
-pub fn f(mut vmf: VmFault<'_>, gfp: Gfp) -> Option<NewFolio> {
+pub fn f<'a>(mut vmf: VmFault<'a>, gfp: Gfp) -> Option<NewFolio<'a>> {
     let map = vmf.map_pte_table();
-    let folio = NewFolio::vma_alloc(gfp, 0, &mut vmf, 0);
+    let folio = NewFolio::vma_alloc(gfp, 0, &mut vmf);
     drop(map);
     folio
 }

@@ -7,7 +7,7 @@ use kernel::mm::{
     folio::{Gfp, NewFolio},
 };
 
-pub fn f(folio: NewFolio, vmf: &mut VmFault<'_>, gfp: Gfp) {
+pub fn f<'a>(folio: NewFolio<'a>, vmf: &mut VmFault<'a>, gfp: Gfp) {
     let _a = folio.mem_cgroup_charge(vmf, gfp);
     let _b = folio.mem_cgroup_charge(vmf, gfp);
 }

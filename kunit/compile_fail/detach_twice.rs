@@ -5,7 +5,7 @@
 
 use kernel::mm::pmd::{DetachedPteTable, PmdRef};
 
-pub fn f(pmd: &mut PmdRef<'_>) -> Option<(DetachedPteTable, DetachedPteTable)> {
+pub fn f<'a>(pmd: &mut PmdRef<'a>) -> Option<(DetachedPteTable<'a>, DetachedPteTable<'a>)> {
     let nested = pmd.lock().lock_pte_table()?;
     let a = nested.detach_if_empty();
     let b = nested.detach_if_empty();

@@ -4,7 +4,7 @@
 
 use kernel::mm::pmd::{DetachedPteTable, PteLockHeld};
 
-pub fn f(held: PteLockHeld<'_, '_>) -> Option<DetachedPteTable> {
+pub fn f<'a>(held: PteLockHeld<'_, 'a>) -> Option<DetachedPteTable<'a>> {
     let _a = held.detach_if_empty();
     held.detach_if_empty()
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: E0133
+// expect: E0599|E0451|private field
 //! Making a detached table out of thin air (review: `TableZap::set_detached` was safe while
-//! `from_raw` relied on it): only unsafe code can, and set_detached takes the real thing.
+//! `from_raw` relied on it): a `DetachedPteTable` comes from a detach only; C memory holds one
+//! only through `DetachedSlot`.
 
-use core::ptr::NonNull;
 use kernel::bindings;
-use kernel::mm::pmd::DetachedPteTable;
+use kernel::mm::{pmd::DetachedPteTable, Mm};
 
-pub fn f(mm: NonNull<bindings::mm_struct>, pmd: bindings::pmd_t) -> DetachedPteTable {
+pub fn f(mm: &Mm, pmd: bindings::pmd_t) -> DetachedPteTable<'_> {
     DetachedPteTable::from_raw(mm, pmd, 0)
 }

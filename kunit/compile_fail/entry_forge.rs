@@ -3,16 +3,10 @@
 //! Pairing a folio with an entry of the caller's choosing: the fields are private.
 
 use kernel::mm::{
-    fault::VmFault,
     folio::NewAnonFolio,
     pgtable::{AnonFolioPte, Pte},
 };
 
-pub fn f<'a>(vmf: &VmFault<'a>, folio: NewAnonFolio, entry: Pte) -> AnonFolioPte<'a> {
-    AnonFolioPte {
-        folio,
-        entry,
-        order: 0,
-        vmf: vmf.as_ptr(),
-    }
+pub fn f<'a>(folio: NewAnonFolio<'a>, entry: Pte) -> AnonFolioPte<'a> {
+    AnonFolioPte { folio, entry }
 }

@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: lifetime may not live long enough|does not live long enough|E0515|E0597|E0621
-//! Keeping a folio readied for one fault to install it in another: it cannot outlive the fault.
+// expect: lifetime may not live long enough|borrowed data escapes|E0521|E0515
+//! Keeping a folio readied for one fault past the call that lent the fault, to install it in a
+//! later one.
 
-use kernel::mm::{fault::VmFault, folio::NewAnonFolio, pgtable::AnonFolioPte};
+use core::ptr::NonNull;
+use kernel::bindings;
+use kernel::mm::{fault::VmFault, folio::NewFolio};
 
-pub fn f<'b>(vmf: VmFault<'_>, folio: NewAnonFolio) -> Option<AnonFolioPte<'b>> {
-    AnonFolioPte::new(&vmf, folio).ok()
+/// # Safety
+///
+/// `vmf` must be a fault being handled.
+pub unsafe fn f(vmf: NonNull<bindings::vm_fault>) -> bool {
+    // SAFETY: Guaranteed by the caller.
+    let folio = unsafe { VmFault::with(vmf, |v| NewFolio::vma_alloc(0, 0, v)) };
+    folio.is_some()
 }

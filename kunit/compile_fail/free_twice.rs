@@ -4,7 +4,7 @@
 
 use kernel::mm::pmd::{DetachedPteTable, MmuGather};
 
-pub fn f(table: DetachedPteTable, tlb: &mut MmuGather<'_>) {
+pub fn f(table: DetachedPteTable<'_>, tlb: &mut MmuGather<'_>) {
     let _ = table.free(tlb);
     let _ = table.free(tlb);
 }

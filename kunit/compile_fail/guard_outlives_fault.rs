@@ -4,6 +4,6 @@
 
 use kernel::mm::{fault::VmFault, pgtable::PteTableGuard};
 
-pub fn f<'a>(mut vmf: VmFault<'a>) -> Option<PteTableGuard<'a>> {
-    vmf.lock_pte_block(0)
+pub fn f<'a>(mut vmf: VmFault<'a>) -> Option<PteTableGuard<'a, 'a>> {
+    vmf.lock_pte_block(0).ok()
 }

@@ -5,7 +5,7 @@
 
 use kernel::mm::pgtable::VacantFolio;
 
-pub fn f(vacant: VacantFolio<'_, '_>) {
+pub fn f(vacant: VacantFolio<'_, '_, '_>) {
     vacant.install();
     vacant.install();
 }

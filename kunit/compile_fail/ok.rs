@@ -2,20 +2,29 @@
 // expect: ok
 //! The intended use of every API the misuses below abuse: must compile.
 
+use core::ptr::NonNull;
+use kernel::bindings;
 use kernel::mm::{
-    fault::{FaultOutcome, VmFault},
+    fault::{FaultOutcome, LockRefused, VmFault},
     folio::{Gfp, NewAnonFolio, NewFolio},
     pgtable::{AnonFolioPte, Refused},
-    pmd::{DetachedPteTable, MmuGather, PmdRef, PteLockHeld},
+    pmd::{DetachedPteTable, DetachedSlot, MmuGather, PmdRef, PteLockHeld},
 };
 
-pub fn install(mut vmf: VmFault<'_>, folio: NewAnonFolio) -> FaultOutcome {
+pub fn install<'a>(mut vmf: VmFault<'a>, folio: NewAnonFolio<'a>) -> FaultOutcome<'a> {
     let Ok(folio) = AnonFolioPte::new(&vmf, folio) else {
         return vmf.sigbus();
     };
-    let Some(mut pte) = vmf.lock_pte_block(folio.order()) else {
-        drop(folio);
-        return vmf.done();
+    let mut pte = match vmf.lock_pte_block(folio.order()) {
+        Ok(pte) => pte,
+        Err(LockRefused::PmdChanged) => {
+            drop(folio);
+            return vmf.done();
+        }
+        Err(LockRefused::Unsuitable) => {
+            drop(folio);
+            return vmf.sigbus();
+        }
     };
     let why = match pte.vacant_folio(folio) {
         Ok(vacant) => {
@@ -36,8 +45,8 @@ pub fn install(mut vmf: VmFault<'_>, folio: NewAnonFolio) -> FaultOutcome {
     }
 }
 
-pub fn zero_page(mut vmf: VmFault<'_>) -> FaultOutcome {
-    if let Some(mut pte) = vmf.lock_pte_block(0) {
+pub fn zero_page(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
+    if let Ok(mut pte) = vmf.lock_pte_block(0) {
         if let Ok(vacant) = pte.vacant_zero_page() {
             vacant.install();
         }
@@ -45,12 +54,29 @@ pub fn zero_page(mut vmf: VmFault<'_>) -> FaultOutcome {
     vmf.done()
 }
 
-pub fn charge(vmf: &mut VmFault<'_>, gfp: Gfp) -> Option<NewAnonFolio> {
-    let addr = vmf.address();
-    let folio = NewFolio::vma_alloc(gfp, 0, vmf, addr)?;
+pub fn charge<'a>(vmf: &mut VmFault<'a>, gfp: Gfp) -> Option<NewAnonFolio<'a>> {
+    let folio = NewFolio::vma_alloc(gfp, 0, vmf)?;
     let folio = folio.mem_cgroup_charge(vmf, gfp).ok()?;
     folio.throttle_swaprate(vmf, gfp);
-    Some(folio.zero_user(vmf, addr))
+    Some(folio.zero_user(vmf))
+}
+
+/// # Safety
+///
+/// `vmf` must be a fault being handled, as `VmFault::handle` requires.
+pub unsafe fn entry(vmf: NonNull<bindings::vm_fault>, gfp: Gfp) -> bindings::vm_fault_t {
+    // SAFETY: Guaranteed by the caller.
+    let folio = unsafe { VmFault::with(vmf, |vmf| charge(vmf, gfp).map(|f| f.into_raw())) };
+    // SAFETY: Guaranteed by the caller.
+    unsafe {
+        VmFault::handle(vmf, |vmf| {
+            // SAFETY: The folio was made for this fault just above.
+            match folio.and_then(|f| unsafe { NewAnonFolio::from_raw(&vmf, f) }) {
+                Some(folio) => install(vmf, folio),
+                None => zero_page(vmf),
+            }
+        })
+    }
 }
 
 pub fn slow_path(pmd: &mut PmdRef<'_>, tlb: &mut MmuGather<'_>) -> bool {
@@ -64,6 +90,12 @@ pub fn slow_path(pmd: &mut PmdRef<'_>, tlb: &mut MmuGather<'_>) -> bool {
     }
 }
 
-pub fn fast_path(held: PteLockHeld<'_, '_>) -> Option<DetachedPteTable> {
-    held.detach_if_empty()
+pub fn fast_path<'a>(held: PteLockHeld<'_, 'a>, slot: &mut DetachedSlot<'_, 'a>) {
+    if let Some(table) = held.detach_if_empty() {
+        let _ = slot.put(table);
+    }
+}
+
+pub fn after_unlock<'a>(slot: &mut DetachedSlot<'_, 'a>) -> Option<DetachedPteTable<'a>> {
+    slot.take()
 }

@@ -5,6 +5,6 @@
 
 use kernel::mm::folio::NewAnonFolio;
 
-pub fn f(folio: &mut NewAnonFolio) {
+pub fn f(folio: &mut NewAnonFolio<'_>) {
     folio.mark_uptodate();
 }

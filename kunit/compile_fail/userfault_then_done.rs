@@ -5,7 +5,7 @@
 
 use kernel::mm::fault::{FaultOutcome, VmFault};
 
-pub fn f(vmf: VmFault<'_>) -> FaultOutcome {
+pub fn f(vmf: VmFault<'_>) -> FaultOutcome<'_> {
     let _ = vmf.handle_userfault_missing();
     vmf.done()
 }

@@ -3,9 +3,9 @@
 //! Handing the fault to userfaultfd with the PTE lock held (review: sleeping under a
 //! spinlock): the guard borrows the fault, which the hand-off consumes.
 
-use kernel::mm::fault::VmFault;
+use kernel::mm::fault::{FaultOutcome, VmFault};
 
-pub fn f(mut vmf: VmFault<'_>) -> kernel::mm::fault::FaultOutcome {
+pub fn f(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
     let pte = vmf.lock_pte_block(0);
     let ret = vmf.handle_userfault_missing();
     drop(pte);

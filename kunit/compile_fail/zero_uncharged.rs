@@ -8,6 +8,6 @@ use kernel::mm::{
     folio::{NewAnonFolio, NewFolio},
 };
 
-pub fn f(folio: NewFolio, vmf: &mut VmFault<'_>, addr: usize) -> NewAnonFolio {
-    folio.zero_user(vmf, addr)
+pub fn f<'a>(folio: NewFolio<'a>, vmf: &mut VmFault<'a>) -> NewAnonFolio<'a> {
+    folio.zero_user(vmf)
 }

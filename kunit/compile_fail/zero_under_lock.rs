@@ -8,9 +8,9 @@ use kernel::mm::{
     folio::{ChargedFolio, NewAnonFolio},
 };
 
-pub fn f(mut vmf: VmFault<'_>, folio: ChargedFolio) -> NewAnonFolio {
+pub fn f<'a>(mut vmf: VmFault<'a>, folio: ChargedFolio<'a>) -> NewAnonFolio<'a> {
     let pte = vmf.lock_pte_block(0);
-    let folio = folio.zero_user(&mut vmf, 0);
+    let folio = folio.zero_user(&mut vmf);
     drop(pte);
     folio
 }

@@ -2,7 +2,9 @@
 
 //! Allocating the folio for an anonymous fault (`alloc_anon_folio()` for large orders).
 //!
-//! The orders come from [`super::order`]; [`alloc_walk`] walks them from the highest down,
+//! The orders come from [`super::order`] (the `mthp` policy, C's) or [`super::policy`] (`arch`
+//! and `auto`); the ones whose block fits the VMA and has no populated entry are tried, and
+//! [`alloc_walk`] walks them from the highest down,
 //! allocating and charging, and counts the mTHP statistics exactly where C does:
 //! `anon_fault_fallback_charge` when the memcg charge of an order fails, and
 //! `anon_fault_fallback` for every order given up, whether its allocation or its charge failed.
@@ -12,16 +14,22 @@
 //! scripted allocation and charge failures ([`mm_rs_anon_alloc_walk_test`]); the fault path
 //! instantiates it with the page allocator and the memcg.
 
-use super::order::{anon_folio_orders, anon_folio_pte_none_orders};
+use super::order::{anon_folio_orders, anon_folio_pte_none_orders, thp_vma_suitable_orders};
+use super::policy::{
+    arch_orders, arch_wants_pte_order, auto_max_order, auto_orders, rfc_eligible, AutoEvent,
+    AutoState, Policy,
+};
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::error::code::EAGAIN;
 use kernel::mm::{
     fault::VmFault,
     folio::{ChargedFolio, Gfp, NewAnonFolio, NewFolio},
-    order::{align_down, OrderSet},
+    order::OrderSet,
     thp::{count_mthp_stat, vma_thp_gfp_mask, AnonThpKnobs, MthpStat},
+    vmstat::{count_vm_event, VmEvent},
 };
+use kernel::page::PAGE_SHIFT;
 
 /// Where the fallback walk gets its folios from.
 pub(crate) trait FolioSource {
@@ -61,66 +69,111 @@ pub(crate) fn alloc_walk<S: FolioSource>(
     None
 }
 
-/// The page allocator and the memcg, for the fault `vmf` at `addr`.
-struct FaultFolios<'a, 'b> {
-    vmf: &'a mut VmFault<'b>,
+/// The page allocator and the memcg, for the fault `vmf`.
+struct FaultFolios<'v, 'a> {
+    vmf: &'v mut VmFault<'a>,
     gfp: Gfp,
-    addr: usize,
 }
 
-impl FolioSource for FaultFolios<'_, '_> {
-    type Folio = NewFolio;
-    type Charged = ChargedFolio;
-    type Ready = NewAnonFolio;
+impl<'a> FolioSource for FaultFolios<'_, 'a> {
+    type Folio = NewFolio<'a>;
+    type Charged = ChargedFolio<'a>;
+    type Ready = NewAnonFolio<'a>;
 
-    fn alloc(&mut self, order: u32) -> Option<NewFolio> {
-        let start = align_down(self.addr, order)?;
-        NewFolio::vma_alloc(self.gfp, order, self.vmf, start)
+    #[inline]
+    fn alloc(&mut self, order: u32) -> Option<NewFolio<'a>> {
+        NewFolio::vma_alloc(self.gfp, order, self.vmf)
     }
 
-    fn charge(&mut self, folio: NewFolio) -> Option<ChargedFolio> {
+    #[inline]
+    fn charge(&mut self, folio: NewFolio<'a>) -> Option<ChargedFolio<'a>> {
         folio.mem_cgroup_charge(self.vmf, self.gfp).ok()
     }
 
-    fn prepare(&mut self, folio: ChargedFolio) -> NewAnonFolio {
+    #[inline]
+    fn prepare(&mut self, folio: ChargedFolio<'a>) -> NewAnonFolio<'a> {
         folio.throttle_swaprate(self.vmf, self.gfp);
         // The faulting subpage is zeroed last, so it is cache-hot.
-        folio.zero_user(self.vmf, self.addr)
+        folio.zero_user(self.vmf)
     }
 }
 
 /// What [`alloc_anon_folio`] found.
-pub(crate) enum AnonFolio {
+pub(crate) enum AnonFolio<'a> {
     /// A charged, zeroed folio of a large order.
-    Large(NewAnonFolio),
+    Large(NewAnonFolio<'a>),
     /// No large order could be used: fall back to an order-0 folio.
     Fallback,
     /// The PTE table went away under us: retry the fault.
     Retry,
 }
 
-/// Allocates the large folio for an anonymous fault, as C's `alloc_anon_folio()` up to its
-/// `fallback:` label.
+/// Allocates the large folio for an anonymous fault under `policy`, as C's
+/// `alloc_anon_folio()` up to its `fallback:` label.
 ///
-/// The common case, no mTHP size enabled at all, is decided inline from the knobs alone, as C's
-/// inline `thp_vma_allowable_orders()` decides it; the rest is out of line.
+/// The common case, the `mthp` policy with no mTHP size enabled at all, is decided inline from
+/// the knobs alone, as C's inline `thp_vma_allowable_orders()` decides it; the rest is out of
+/// line.
 #[inline]
-pub(crate) fn alloc_anon_folio(vmf: &mut VmFault<'_>) -> AnonFolio {
-    if !AnonThpKnobs::any_order_enabled() {
-        return AnonFolio::Fallback;
+pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>, policy: Policy) -> AnonFolio<'a> {
+    match policy {
+        Policy::Mthp if !AnonThpKnobs::any_order_enabled() => AnonFolio::Fallback,
+        Policy::Mthp => alloc_anon_folio_mthp(vmf),
+        Policy::Arch | Policy::Auto => alloc_anon_folio_rfc(vmf, policy),
     }
-    alloc_anon_folio_large(vmf)
 }
 
-/// [`alloc_anon_folio`] once some mTHP size is enabled.
+/// [`alloc_anon_folio`] under the `mthp` policy once some mTHP size is enabled.
 #[inline(never)]
-fn alloc_anon_folio_large(vmf: &mut VmFault<'_>) -> AnonFolio {
-    let addr = vmf.address();
+fn alloc_anon_folio_mthp<'a>(vmf: &mut VmFault<'a>) -> AnonFolio<'a> {
+    let orders = anon_folio_orders(vmf.vma(), &AnonThpKnobs::read(), vmf.address());
+    alloc_orders(vmf, orders)
+}
 
-    let orders = anon_folio_orders(vmf.vma(), &AnonThpKnobs::read(), addr);
+/// [`alloc_anon_folio`] under the `arch` and `auto` policies.
+#[inline(never)]
+fn alloc_anon_folio_rfc<'a>(vmf: &mut VmFault<'a>, policy: Policy) -> AnonFolio<'a> {
+    let vma = vmf.vma();
+    let Some(hinted) = rfc_eligible(vma, &AnonThpKnobs::read()) else {
+        return AnonFolio::Fallback;
+    };
+    let arch = arch_wants_pte_order();
+    if policy == Policy::Arch {
+        let orders = thp_vma_suitable_orders(vma, vmf.address(), arch_orders(arch, hinted));
+        return alloc_orders(vmf, orders);
+    }
+
+    let page = vmf.address() >> PAGE_SHIFT;
+    let mut state = AutoState::from_words(vma.anon_order_hint());
+    let choice = state.decide(page, auto_max_order(arch, hinted));
+    match choice.event {
+        AutoEvent::None => {}
+        AutoEvent::Grow => count_vm_event(VmEvent::AnonAutoGrow),
+        AutoEvent::Dense => count_vm_event(VmEvent::AnonAutoDense),
+        AutoEvent::Sparse => count_vm_event(VmEvent::AnonAutoSparse),
+    }
+    if choice.probe {
+        count_vm_event(VmEvent::AnonAutoProbe);
+    }
+    let orders = thp_vma_suitable_orders(vma, vmf.address(), auto_orders(choice.order));
+    let folio = alloc_orders(vmf, orders);
+    let mapped = match &folio {
+        AnonFolio::Large(folio) => folio.order(),
+        AnonFolio::Fallback | AnonFolio::Retry => 0,
+    };
+    state.mapped(page, mapped, &choice);
+    vmf.vma().set_anon_order_hint(state.to_words());
+    folio
+}
+
+/// Allocates a folio of the highest of `orders` (which fit the VMA around the fault) whose
+/// block has no populated entry, falling back to the lower ones.
+#[inline]
+fn alloc_orders<'a>(vmf: &mut VmFault<'a>, orders: OrderSet) -> AnonFolio<'a> {
     if orders.is_empty() {
         return AnonFolio::Fallback;
     }
+    let addr = vmf.address();
     let orders = {
         let Some(map) = vmf.map_pte_table() else {
             return AnonFolio::Retry;
@@ -131,7 +184,7 @@ fn alloc_anon_folio_large(vmf: &mut VmFault<'_>) -> AnonFolio {
         return AnonFolio::Fallback;
     }
     let gfp = vma_thp_gfp_mask(vmf.vma());
-    let mut src = FaultFolios { vmf, gfp, addr };
+    let mut src = FaultFolios { vmf, gfp };
     match alloc_walk(&mut src, orders, count_mthp_stat) {
         Some(folio) => AnonFolio::Large(folio),
         None => AnonFolio::Fallback,
@@ -144,7 +197,8 @@ fn alloc_anon_folio_large(vmf: &mut VmFault<'_>) -> AnonFolio {
 /// # Safety
 ///
 /// `vmf` must be an anonymous fault being handled by the caller, in `do_anonymous_page()` after
-/// `vmf_anon_prepare()`, with the VMA read-locked and `vmf->pmd` pointing to a PTE table.
+/// `vmf_anon_prepare()`, with the VMA read-locked, `vmf->pmd` pointing to a PTE table and no
+/// page table lock held.
 #[no_mangle]
 pub unsafe extern "C" fn mm_rs_alloc_anon_folio(
     vmf: *mut bindings::vm_fault,
@@ -152,12 +206,15 @@ pub unsafe extern "C" fn mm_rs_alloc_anon_folio(
     let Some(vmf) = NonNull::new(vmf) else {
         return core::ptr::null_mut();
     };
-    // SAFETY: Guaranteed by the caller.
-    let mut vmf = unsafe { VmFault::from_raw(vmf) };
-    match alloc_anon_folio(&mut vmf) {
-        AnonFolio::Large(folio) => folio.into_raw(),
-        AnonFolio::Fallback => core::ptr::null_mut(),
-        AnonFolio::Retry => EAGAIN.to_ptr(),
+    // SAFETY: Reads an `int` written with `WRITE_ONCE()`.
+    let policy = Policy::from_raw(unsafe { bindings::mm_rs_anon_order_policy_get() } as u32);
+    // SAFETY: Guaranteed by the caller, who does not use `vmf` during the call.
+    unsafe {
+        VmFault::with(vmf, |vmf| match alloc_anon_folio(vmf, policy) {
+            AnonFolio::Large(folio) => folio.into_raw(),
+            AnonFolio::Fallback => core::ptr::null_mut(),
+            AnonFolio::Retry => EAGAIN.to_ptr(),
+        })
     }
 }
 

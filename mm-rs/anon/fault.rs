@@ -13,24 +13,35 @@
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::mm::{
-    fault::{FaultOutcome, VmFault},
+    fault::{FaultOutcome, LockRefused, VmFault},
     folio::NewAnonFolio,
     pgtable::{AnonFolioPte, Refused},
 };
 
 /// Maps `folio` for the anonymous write fault `vmf`, as C's `do_anonymous_page()` after
 /// `alloc_anon_folio()`.
-pub(crate) fn anon_folio_install(mut vmf: VmFault<'_>, folio: NewAnonFolio) -> FaultOutcome {
+pub(crate) fn anon_folio_install<'a>(
+    mut vmf: VmFault<'a>,
+    folio: NewAnonFolio<'a>,
+) -> FaultOutcome<'a> {
     // Up to date, and its entry built, before the lock, as in C.
     let Ok(folio) = AnonFolioPte::new(&vmf, folio) else {
         // No anon_vma: the caller did not prepare the fault. Refuse; the folio is put.
         return vmf.sigbus();
     };
-    let Some(mut pte) = vmf.lock_pte_block(folio.order()) else {
-        // The page table changed under us (or the block is not the VMA's, which the order
-        // decision never picks): release the folio and retry.
-        drop(folio);
-        return vmf.done();
+    let mut pte = match vmf.lock_pte_block(folio.order()) {
+        Ok(pte) => pte,
+        // The page table changed under us: release the folio and retry.
+        Err(LockRefused::PmdChanged) => {
+            drop(folio);
+            return vmf.done();
+        }
+        // Never asked for by C (the order decision picks blocks inside the VMA, of orders an
+        // anonymous fault maps): a retry would fault again forever.
+        Err(LockRefused::Unsuitable) => {
+            drop(folio);
+            return vmf.sigbus();
+        }
     };
     let why = match pte.vacant_folio(folio) {
         Ok(vacant) => {
@@ -51,9 +62,11 @@ pub(crate) fn anon_folio_install(mut vmf: VmFault<'_>, folio: NewAnonFolio) -> F
 
 /// Maps the shared zero page for the anonymous read fault `vmf`, as C's `do_anonymous_page()`
 /// does for reads.
-pub(crate) fn anon_zero_page_install(mut vmf: VmFault<'_>) -> FaultOutcome {
-    let Some(mut pte) = vmf.lock_pte_block(0) else {
-        return vmf.done();
+pub(crate) fn anon_zero_page_install(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
+    let mut pte = match vmf.lock_pte_block(0) {
+        Ok(pte) => pte,
+        Err(LockRefused::PmdChanged) => return vmf.done(),
+        Err(LockRefused::Unsuitable) => return vmf.sigbus(),
     };
     let why = match pte.vacant_zero_page() {
         Ok(vacant) => {
@@ -71,7 +84,7 @@ pub(crate) fn anon_zero_page_install(mut vmf: VmFault<'_>) -> FaultOutcome {
 }
 
 /// How a fault whose block was refused under the PTE lock (now dropped) ends, as in C.
-fn refused(vmf: VmFault<'_>, why: Refused) -> FaultOutcome {
+fn refused(vmf: VmFault<'_>, why: Refused) -> FaultOutcome<'_> {
     match why {
         Refused::Changed => vmf.done(),
         Refused::Unstable | Refused::Unsuitable => vmf.sigbus(),
@@ -85,24 +98,32 @@ fn refused(vmf: VmFault<'_>, why: Refused) -> FaultOutcome {
 /// # Safety
 ///
 /// `vmf` must be an anonymous write fault being handled in `do_anonymous_page()` after
-/// `vmf_anon_prepare()`, with its PTE table allocated; `folio` must be the new, charged, zeroed
-/// folio `alloc_anon_folio()` returned for it, whose one reference the caller gives up. The
-/// caller returns what this returns and uses neither afterwards.
+/// `vmf_anon_prepare()`, with its PTE table allocated and no page table lock held; `folio` must
+/// be the new, charged, zeroed folio `alloc_anon_folio()` returned for it, whose one reference
+/// the caller gives up. The caller returns what this returns and uses neither afterwards.
 #[no_mangle]
 pub unsafe extern "C" fn mm_rs_anon_folio_install(
     vmf: *mut bindings::vm_fault,
     folio: *mut bindings::folio,
 ) -> bindings::vm_fault_t {
-    // SAFETY: Guaranteed by the caller: the reference passes to the `NewAnonFolio`.
-    let Some(folio) = (unsafe { NewAnonFolio::from_raw(folio) }) else {
-        return bindings::MM_RS_VM_FAULT_OOM;
-    };
     let Some(vmf) = NonNull::new(vmf) else {
         return bindings::MM_RS_VM_FAULT_SIGBUS;
     };
+    if folio.is_null() {
+        return bindings::MM_RS_VM_FAULT_OOM;
+    }
     // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
-    let vmf = unsafe { VmFault::from_raw(vmf) };
-    anon_folio_install(vmf, folio).into_raw()
+    unsafe {
+        VmFault::handle(vmf, |vmf| {
+            // SAFETY: Guaranteed by the caller: the reference passes to the `NewAnonFolio`.
+            match unsafe { NewAnonFolio::from_raw(&vmf, folio) } {
+                Some(folio) => anon_folio_install(vmf, folio),
+                // Of an order no anonymous fault maps with PTEs (its reference was put): C
+                // never hands one over, and a retry would get it again.
+                None => vmf.sigbus(),
+            }
+        })
+    }
 }
 
 /// C entry for [`anon_zero_page_install`].
@@ -110,7 +131,7 @@ pub unsafe extern "C" fn mm_rs_anon_folio_install(
 /// # Safety
 ///
 /// `vmf` must be an anonymous read fault being handled in `do_anonymous_page()`, with its PTE
-/// table allocated.
+/// table allocated and no page table lock held. The caller returns what this returns.
 #[no_mangle]
 pub unsafe extern "C" fn mm_rs_anon_zero_page_install(
     vmf: *mut bindings::vm_fault,
@@ -119,8 +140,7 @@ pub unsafe extern "C" fn mm_rs_anon_zero_page_install(
         return bindings::MM_RS_VM_FAULT_SIGBUS;
     };
     // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
-    let vmf = unsafe { VmFault::from_raw(vmf) };
-    anon_zero_page_install(vmf).into_raw()
+    unsafe { VmFault::handle(vmf, anon_zero_page_install) }
 }
 
 export_check!(mm_rs_anon_folio_install, mm_rs_anon_zero_page_install);

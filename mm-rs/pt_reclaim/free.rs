@@ -19,23 +19,31 @@ use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::mm::{
     pgtable::PteRangeLocked,
-    pmd::{DetachedPteTable, MmuGather, PmdRef, PteLockHeld},
+    pmd::{DetachedPteTable, DetachedSlot, MmuGather, PmdRef, PteLockHeld},
     vmstat::{count_vm_event, VmEvent},
     Mm,
 };
 
-/// The end of a pass with the PTE lock held: detaches the table on the fast path if it may go.
-fn zap_locked(zap: &mut TableZap<'_>, held: PteLockHeld<'_, '_>, addr: usize) {
+/// The end of a pass with the PTE lock held: detaches the table on the fast path if it may go,
+/// and keeps it in `slot` until the unlock.
+fn zap_locked<'a>(
+    zap: &TableZap<'_>,
+    slot: &mut DetachedSlot<'_, 'a>,
+    held: PteLockHeld<'_, 'a>,
+    addr: usize,
+) {
     if zap.decide(addr) != Reclaim::Fast {
         return;
     }
     if let Some(table) = held.detach_if_empty() {
-        zap.set_detached(table);
+        // The slot is emptied after every unlock, so it is free here. Were it not, the table
+        // would leak, out of reach, which is safe.
+        let _ = slot.put(table);
     }
 }
 
 /// Frees `table` through the zap's gather and counts it as `event`.
-fn free_table(table: DetachedPteTable, tlb: &mut MmuGather<'_>, event: VmEvent) {
+fn free_table(table: DetachedPteTable<'_>, tlb: &mut MmuGather<'_>, event: VmEvent) {
     match table.free(tlb) {
         Ok(()) => count_vm_event(event),
         // Cannot happen: the gather is the zap's, of the mm the table was detached from.
@@ -46,13 +54,14 @@ fn free_table(table: DetachedPteTable, tlb: &mut MmuGather<'_>, event: VmEvent) 
 
 /// The end of a pass after the PTE lock was dropped: frees what the fast path detached, or
 /// runs the slow path.
-fn zap_unlocked(
-    zap: &mut TableZap<'_>,
-    tlb: &mut MmuGather<'_>,
-    pmd: &mut PmdRef<'_>,
+fn zap_unlocked<'t>(
+    zap: &TableZap<'_>,
+    slot: &mut DetachedSlot<'_, 't>,
+    tlb: &mut MmuGather<'t>,
+    pmd: &mut PmdRef<'t>,
     addr: usize,
 ) {
-    if let Some(table) = zap.take_detached() {
+    if let Some(table) = slot.take() {
         free_table(table, tlb, VmEvent::PtReclaimFast);
         return;
     }
@@ -91,8 +100,7 @@ pub unsafe extern "C" fn mm_rs_pt_zap_begin(
     let Some(z) = (unsafe { z.as_mut() }) else {
         return;
     };
-    // SAFETY: The caller zero-initialised `z` and only these functions change it.
-    unsafe { TableZap::new(z) }.begin(addr, end);
+    TableZap::new(&mut z.pass).begin(addr, end);
 }
 
 /// Counts which of the `nr` entries at `pte` a zap step left live.
@@ -116,16 +124,17 @@ pub unsafe extern "C" fn mm_rs_pt_zap_count(
     };
     // SAFETY: Guaranteed by the caller.
     let entries = unsafe { PteRangeLocked::from_raw(pte, nr) };
-    // SAFETY: The caller zero-initialised `z` and only these functions change it.
-    unsafe { TableZap::new(z) }.count(&entries);
+    TableZap::new(&mut z.pass).count(&entries);
 }
 
 /// The end of a pass at `addr` with the table's PTE lock `ptl` held.
 ///
 /// # Safety
 ///
-/// `z` as for [`mm_rs_pt_zap_begin`]; `mm` must be live, with its mmap lock read-held, `pmd` a
-/// PMD entry of it pointing to the PTE table that `ptl` locks, and `ptl` held by the caller.
+/// `z` as for [`mm_rs_pt_zap_begin`], zero-initialised by a zap of `mm` and changed since only by
+/// these functions; `mm` must be live, with its mmap lock read-held, `pmd` a PMD entry of it
+/// pointing to the PTE table that `ptl` locks, and `ptl` held by the caller, which holds no other
+/// page table lock.
 #[no_mangle]
 pub unsafe extern "C" fn mm_rs_pt_zap_locked(
     z: *mut bindings::mm_rs_pt_zap,
@@ -144,19 +153,21 @@ pub unsafe extern "C" fn mm_rs_pt_zap_locked(
     // SAFETY: The caller keeps `mm` live for the call.
     let mm = unsafe { Mm::from_raw(mm) };
     // SAFETY: `pmd` maps the table the pass ended in, which ends at `addr`; the page tables
-    // stay allocated under the mmap read lock; it is the one `PmdRef` of this call.
+    // stay allocated under the mmap read lock; it is the one `PmdRef` of this call, and the only
+    // page table lock held is `ptl`, wrapped right below.
     let mut pmd = unsafe { PmdRef::from_raw(mm, pmd, addr.wrapping_sub(1)) };
     // SAFETY: The caller holds `ptl`, the lock of the table `pmd` points to.
     let held = unsafe { PteLockHeld::from_raw(ptl, &mut pmd) };
-    // SAFETY: The caller zero-initialised `z` and only these functions change it.
-    zap_locked(&mut unsafe { TableZap::new(z) }, held, addr);
+    // SAFETY: The zap of `mm` zero-initialised the slot, and only these functions change it.
+    let mut slot = unsafe { DetachedSlot::from_raw(&mut z.detached) };
+    zap_locked(&TableZap::new(&mut z.pass), &mut slot, held, addr);
 }
 
 /// The end of a pass at `addr`, after the PTE lock was dropped.
 ///
 /// # Safety
 ///
-/// `z` as for [`mm_rs_pt_zap_begin`]; `tlb` must be the zap's live mmu_gather, and `pmd` a PMD
+/// `z` as for [`mm_rs_pt_zap_locked`]; `tlb` must be the zap's live mmu_gather, and `pmd` a PMD
 /// entry of its mm, whose mmap lock is read-held. The caller holds no page table lock.
 #[no_mangle]
 pub unsafe extern "C" fn mm_rs_pt_zap_unlocked(
@@ -175,10 +186,13 @@ pub unsafe extern "C" fn mm_rs_pt_zap_unlocked(
     // SAFETY: Guaranteed by the caller.
     let mut tlb = unsafe { MmuGather::from_raw(tlb) };
     // SAFETY: `pmd` maps the table the pass ended in, which ends at `addr`; the page tables
-    // stay allocated under the mmap read lock; it is the one `PmdRef` of this call.
+    // stay allocated under the mmap read lock; it is the one `PmdRef` of this call, and no page
+    // table lock is held.
     let mut pmd = unsafe { PmdRef::from_raw(tlb.mm(), pmd, addr.wrapping_sub(1)) };
-    // SAFETY: The caller zero-initialised `z` and only these functions change it.
-    zap_unlocked(&mut unsafe { TableZap::new(z) }, &mut tlb, &mut pmd, addr);
+    // SAFETY: The zap of the gather's mm zero-initialised the slot, and only these functions
+    // change it.
+    let mut slot = unsafe { DetachedSlot::from_raw(&mut z.detached) };
+    zap_unlocked(&TableZap::new(&mut z.pass), &mut slot, &mut tlb, &mut pmd, addr);
 }
 
 /// KUnit only: the decision for the zap `z` if its pass ended at `addr`.
@@ -192,15 +206,11 @@ pub unsafe extern "C" fn mm_rs_pt_zap_decide_test(
     z: *const bindings::mm_rs_pt_zap,
     addr: usize,
 ) -> core::ffi::c_int {
-    // SAFETY: Guaranteed by the caller; the copy is only read.
-    let Some(mut copy) = (unsafe { z.as_ref() }).copied() else {
+    // SAFETY: Guaranteed by the caller; the copy of the counts is only read.
+    let Some(mut pass) = (unsafe { z.as_ref() }).map(|z| z.pass) else {
         return -1;
     };
-    // The copy must not own the table a detached original may hold.
-    copy.detached = false;
-    // SAFETY: A copy without a detached table satisfies the invariants; `decide()` reads the
-    // counts only.
-    let decision = unsafe { TableZap::new(&mut copy) }.decide(addr);
+    let decision = TableZap::new(&mut pass).decide(addr);
     let code = match decision {
         Reclaim::Continue => bindings::mm_rs_pt_reclaim_MM_RS_PT_CONTINUE,
         Reclaim::Keep => bindings::mm_rs_pt_reclaim_MM_RS_PT_KEEP,
@@ -210,38 +220,48 @@ pub unsafe extern "C" fn mm_rs_pt_zap_decide_test(
     core::ffi::c_int::try_from(code).unwrap_or(-1)
 }
 
-/// KUnit only: tries to free a detached table of `mm` through `tlb`, a gather of another mm, and
-/// returns whether the free was refused (the table given back unfreed).
+/// KUnit only: detaches the empty PTE table that `pmd` points to, at `addr` in the mm of `tlb`
+/// (the slow path), then frees it through `other`, a gather of another mm, and then through
+/// `tlb`. Returns bit 0 if the free through `other` was refused, as it must be, and bit 1 if the
+/// free through `tlb` then went ahead; -1 if the table was not detached.
 ///
 /// # Safety
 ///
-/// `tlb` must be a live gather of an mm other than `mm`, used by this thread only, and `mm` a
-/// valid mm. The table is a stand-in (a none PMD value): the call is only sound because the free
-/// must refuse it; a free that went ahead would free `pmd_pgtable(none)`, which is the crash the
-/// test is there to catch.
+/// `tlb` and `other` must be live gathers used by this thread only, of two different mms; `pmd`
+/// a PMD entry of `tlb`'s mm, whose mmap lock the caller read-holds, and no page table lock.
 #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
 #[no_mangle]
 pub unsafe extern "C" fn mm_rs_pt_free_other_mm_test(
+    other: *mut bindings::mmu_gather,
     tlb: *mut bindings::mmu_gather,
-    mm: *mut bindings::mm_struct,
-) -> bool {
-    let (Some(tlb), Some(mm)) = (NonNull::new(tlb), NonNull::new(mm)) else {
-        return false;
+    pmd: *mut bindings::pmd_t,
+    addr: usize,
+) -> core::ffi::c_int {
+    let (Some(other), Some(tlb), Some(pmd)) =
+        (NonNull::new(other), NonNull::new(tlb), NonNull::new(pmd))
+    else {
+        return -1;
     };
     // SAFETY: Guaranteed by the caller.
-    let mut tlb = unsafe { MmuGather::from_raw(tlb) };
-    // SAFETY: An all-zero `pmd_t` is a valid (none) PMD value.
-    let pmdval: bindings::pmd_t = unsafe { core::mem::zeroed() };
-    // SAFETY: See the function's safety section: the value is never freed if the check holds.
-    let table = unsafe { DetachedPteTable::from_raw(mm, pmdval, 0) };
-    match table.free(&mut tlb) {
-        Ok(()) => false,
+    let (mut other, mut tlb) = unsafe { (MmuGather::from_raw(other), MmuGather::from_raw(tlb)) };
+    // SAFETY: Guaranteed by the caller: a PMD entry of the gather's mm, read-locked, the one
+    // `PmdRef` of this call, and no page table lock held.
+    let mut pmd = unsafe { PmdRef::from_raw(tlb.mm(), pmd, addr) };
+    let Some(table) = pmd.lock().lock_pte_table().and_then(|pte| pte.detach_if_empty()) else {
+        return -1;
+    };
+    let mut ret = 0;
+    let table = match table.free(&mut other) {
+        Ok(()) => return ret,
         Err(table) => {
-            // Dropping it leaks the stand-in, which is all it may do.
-            drop(table);
-            true
+            ret |= 1;
+            table
         }
+    };
+    if table.free(&mut tlb).is_ok() {
+        ret |= 2;
     }
+    ret
 }
 
 export_check!(

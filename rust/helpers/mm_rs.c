@@ -15,6 +15,7 @@
 #include <linux/pgtable.h>
 #include <linux/swap.h>
 #include <linux/vmstat.h>
+#include <linux/mm_rs.h>
 
 #ifdef CONFIG_MM_RS
 
@@ -254,10 +255,18 @@ __rust_helper pmd_t rust_helper_mm_rs_pmdp_get_and_clear_table(pmd_t *pmd)
 	return pmdval;
 }
 
-#ifdef CONFIG_MM_RS_PT_RECLAIM
+#if defined(CONFIG_MM_RS_PT_RECLAIM) || defined(CONFIG_MM_RS_ANON_ORDER)
 __rust_helper void rust_helper_mm_rs_count_vm_event(enum vm_event_item item)
 {
 	count_vm_event(item);
+}
+#endif
+
+#ifdef CONFIG_MM_RS_ANON_ORDER
+/* The anonymous order policy in force (mm/mm_rs/anon/policy.rs). */
+__rust_helper int rust_helper_mm_rs_anon_order_policy_get(void)
+{
+	return READ_ONCE(mm_rs_anon_order_policy);
 }
 #endif
 

@@ -7,33 +7,40 @@
 //! folio somebody else can see, or map one that was not charged and zeroed:
 //!
 //! - [`NewFolio`]: just allocated (`vma_alloc_folio()`); exclusively ours, unmapped, uncharged.
-//! - [`ChargedFolio`]: charged to the fault's memory cgroup (`mem_cgroup_charge()`).
+//! - [`ChargedFolio`]: charged to the memory cgroup of the fault's mm (`mem_cgroup_charge()`).
 //! - [`NewAnonFolio`]: also zeroed (`folio_zero_user()`): what C's `alloc_anon_folio()` returns
 //!   and what [`super::pgtable::VacantFolio::install`] maps.
 //!
-//! Each owns the one reference allocation gave and puts it on drop (`folio_put()`), which also
-//! uncharges a charged folio when it frees it.
+//! Each carries the lifetime of the fault it was allocated for (see [`super::fault`]), so it is
+//! charged to that fault's mm, zeroed for that fault's address and mapped by that fault only, and
+//! cannot outlive the fault. Each owns the reference allocation gave and puts it on drop
+//! (`folio_put()`), which also uncharges a charged folio when it frees it.
 //!
 //! C header: [`include/linux/mm.h`](srctree/include/linux/mm.h)
 
-use super::fault::VmFault;
+use super::{
+    fault::{is_anon_pte_order, FaultBrand, VmFault},
+    order::align_down,
+};
 use crate::{
     bindings,
     error::{Error, Result},
 };
-use core::ptr::NonNull;
+use core::{marker::PhantomData, ptr::NonNull};
 
 /// GFP flags as the mm code passes them around (`gfp_t`).
 pub type Gfp = bindings::gfp_t;
 
-/// The one reference to a new folio that nobody else can reach: the common part of the three
-/// states.
+/// The reference to a new folio that nobody else can use: the common part of the three states.
 ///
 /// # Invariants
 ///
-/// `folio` is a valid folio of which we hold the only reference; it is not mapped, not on an LRU
-/// list and not reachable by anyone else (no rmap, no page cache), and nothing else writes its
-/// flags.
+/// `folio` is a valid folio of an order an anonymous fault maps with PTEs, and we own the
+/// reference the allocator gave. Nobody else knows of it as a folio to use: it is not mapped, not
+/// in the page cache or an rmap, not on an LRU list, and nobody else changes its non-atomic
+/// flags. (PFN walkers such as compaction or memory-failure may still take a speculative
+/// reference for a moment, find it unusable and put it, or set an atomic flag: C's
+/// `do_anonymous_page()` works with a new folio under the same terms.)
 struct Unique {
     folio: NonNull<bindings::folio>,
 }
@@ -42,12 +49,6 @@ impl Unique {
     #[inline]
     fn as_ptr(&self) -> *mut bindings::folio {
         self.folio.as_ptr()
-    }
-
-    #[inline]
-    fn order(&self) -> u32 {
-        // SAFETY: The folio is valid by the type invariants.
-        unsafe { bindings::mm_rs_folio_order(self.as_ptr()) }
     }
 
     #[inline]
@@ -61,145 +62,186 @@ impl Unique {
 impl Drop for Unique {
     #[inline]
     fn drop(&mut self) {
-        // SAFETY: By the type invariants we own the only reference, and this puts it.
+        // SAFETY: By the type invariants we own a reference, and this puts it.
         unsafe { bindings::mm_rs_folio_put(self.as_ptr()) };
     }
 }
 
-/// A folio just allocated for a fault: exclusively owned, unmapped and not charged yet.
+/// A folio just allocated for the fault `'a`: exclusively owned, unmapped and not charged yet.
 ///
 /// # Invariants
 ///
-/// As `Unique`, and the folio is not charged to a memory cgroup.
-pub struct NewFolio(Unique);
+/// As `Unique`, of order `order`; the folio is not charged to a memory cgroup.
+pub struct NewFolio<'a> {
+    folio: Unique,
+    order: u32,
+    _fault: FaultBrand<'a>,
+}
 
-// SAFETY: The reference may be put, and the folio charged, from any thread.
-unsafe impl Send for NewFolio {}
-
-impl NewFolio {
-    /// Allocates a folio of `order` for the fault `vmf` at `addr`, following its VMA's NUMA
-    /// policy, as C's `vma_alloc_folio()`. Returns [`None`] if the allocation failed.
+impl<'a> NewFolio<'a> {
+    /// Allocates a folio of `order` for the fault `vmf`, at the naturally aligned block of that
+    /// order around the fault address, following its VMA's NUMA policy, as C's
+    /// `vma_alloc_folio()`. Returns [`None`] if the allocation failed, or if `order` is not one
+    /// an anonymous fault maps with PTEs (0, or an mTHP order below `PMD_ORDER`).
     ///
     /// This may sleep if `gfp` allows it: it borrows the fault mutably, which no PTE lock guard
     /// or RCU mapping of the fault can be holding. `__GFP_ACCOUNT` is masked out: user folios
     /// are charged with [`Self::mem_cgroup_charge`], not as kernel memory.
     #[inline]
-    pub fn vma_alloc(gfp: Gfp, order: u32, vmf: &mut VmFault<'_>, addr: usize) -> Option<Self> {
-        let order = i32::try_from(order).ok()?;
+    pub fn vma_alloc(gfp: Gfp, order: u32, vmf: &mut VmFault<'a>) -> Option<Self> {
+        if !is_anon_pte_order(order) {
+            return None;
+        }
+        let addr = align_down(vmf.address(), order)?;
         let gfp = gfp & !bindings::MM_RS_GFP_ACCOUNT;
+        // `order < PMD_ORDER`, so it fits in a C int.
+        let c_order = order as i32;
         // SAFETY: The VMA is valid and locked by the `VmFault` invariants.
         let folio =
-            unsafe { bindings::mm_rs_vma_alloc_folio(gfp, order, vmf.vma().as_ptr(), addr) };
+            unsafe { bindings::mm_rs_vma_alloc_folio(gfp, c_order, vmf.vma().as_ptr(), addr) };
         // INVARIANT: A folio fresh from the allocator comes with one reference, which we now
-        // own, and nobody else knows of it; without `__GFP_ACCOUNT` it is not charged.
-        NonNull::new(folio).map(|folio| Self(Unique { folio }))
+        // own, and nobody else knows of it; without `__GFP_ACCOUNT` it is not charged; its order
+        // is the one asked for and was checked above.
+        NonNull::new(folio).map(|folio| Self {
+            folio: Unique { folio },
+            order,
+            _fault: PhantomData,
+        })
     }
 
     /// The folio's order (`folio_order()`).
     #[inline]
     pub fn order(&self) -> u32 {
-        self.0.order()
+        self.order
     }
 
-    /// Charges the folio to the memory cgroup of the mm of the fault `vmf`, as C's
+    /// Charges the folio to the memory cgroup of the mm of its fault `vmf`, as C's
     /// `mem_cgroup_charge()`. On failure the folio is put. May sleep (borrows the fault
     /// mutably).
     #[inline]
-    pub fn mem_cgroup_charge(self, vmf: &mut VmFault<'_>, gfp: Gfp) -> Result<ChargedFolio> {
+    pub fn mem_cgroup_charge(self, vmf: &mut VmFault<'a>, gfp: Gfp) -> Result<ChargedFolio<'a>> {
         let mm = vmf.vma().mm();
         // SAFETY: The folio is valid, exclusively ours and not charged (type invariants);
         // consuming `self` makes this the one charge. `mm` is valid (the fault's).
-        let ret = unsafe { bindings::mm_rs_mem_cgroup_charge(self.0.as_ptr(), mm.as_raw(), gfp) };
+        let ret =
+            unsafe { bindings::mm_rs_mem_cgroup_charge(self.folio.as_ptr(), mm.as_raw(), gfp) };
         if ret != 0 {
             return Err(Error::from_errno(ret));
         }
-        // INVARIANT: Just charged; still exclusively ours.
-        Ok(ChargedFolio(self.0))
+        // INVARIANT: Just charged to the fault's mm; still exclusively ours.
+        Ok(ChargedFolio {
+            folio: self.folio,
+            order: self.order,
+            _fault: PhantomData,
+        })
     }
 }
 
-/// A new folio charged to its memory cgroup, not zeroed yet.
+/// A new folio charged to the memory cgroup of the mm of the fault `'a`, not zeroed yet.
 ///
 /// # Invariants
 ///
-/// As `Unique`, and the folio is charged.
-pub struct ChargedFolio(Unique);
+/// As `Unique`, of order `order`, charged to the memory cgroup of the mm of the fault `'a`.
+pub struct ChargedFolio<'a> {
+    folio: Unique,
+    order: u32,
+    _fault: FaultBrand<'a>,
+}
 
-// SAFETY: As for `NewFolio`.
-unsafe impl Send for ChargedFolio {}
-
-impl ChargedFolio {
+impl<'a> ChargedFolio<'a> {
     /// Throttles the caller if swap is congested, as C's `folio_throttle_swaprate()`. May sleep
     /// (borrows the fault mutably).
     #[inline]
-    pub fn throttle_swaprate(&self, _vmf: &mut VmFault<'_>, gfp: Gfp) {
+    pub fn throttle_swaprate(&self, _vmf: &mut VmFault<'a>, gfp: Gfp) {
         // SAFETY: The folio is valid by the type invariants.
-        unsafe { bindings::mm_rs_folio_throttle_swaprate(self.0.as_ptr(), gfp) };
+        unsafe { bindings::mm_rs_folio_throttle_swaprate(self.folio.as_ptr(), gfp) };
     }
 
-    /// Zeroes the folio for user space, the subpage at `addr_hint` last so that it is
-    /// cache-hot, as C's `folio_zero_user()`. May sleep (borrows the fault mutably).
+    /// Zeroes the folio for user space, the subpage of the fault address last so that it is
+    /// cache-hot, as C's `folio_zero_user(folio, vmf->address)`. May sleep (borrows the fault
+    /// mutably).
     #[inline]
-    pub fn zero_user(self, _vmf: &mut VmFault<'_>, addr_hint: usize) -> NewAnonFolio {
-        // SAFETY: The folio is valid, and nobody else can see it (type invariants), so writing
-        // its contents races with nothing.
-        unsafe { bindings::folio_zero_user(self.0.as_ptr(), addr_hint) };
-        // INVARIANT: Charged and now zeroed, still exclusively ours.
-        NewAnonFolio(self.0)
+    pub fn zero_user(self, vmf: &mut VmFault<'a>) -> NewAnonFolio<'a> {
+        // SAFETY: The folio is valid, and nobody else uses its contents (type invariants), so
+        // writing them races with nothing; the hint is the fault's address.
+        unsafe { bindings::folio_zero_user(self.folio.as_ptr(), vmf.address()) };
+        // INVARIANT: Charged to the fault's mm and now zeroed, still exclusively ours.
+        NewAnonFolio {
+            folio: self.folio,
+            order: self.order,
+            _fault: PhantomData,
+        }
     }
 }
 
-/// A new anonymous folio ready to be mapped by a fault: charged and zeroed, exclusively owned,
-/// not mapped, not on an LRU list, not up to date yet.
+/// A new anonymous folio ready to be mapped by the fault `'a`: charged to the memory cgroup of
+/// its mm and zeroed, exclusively owned, not mapped, not on an LRU list, not up to date yet.
 ///
 /// [`super::pgtable::VacantFolio::install`] consumes it into the page tables.
 ///
 /// # Invariants
 ///
-/// As `Unique`, and the folio is charged to the memory cgroup of the mm it will be mapped in and
+/// As `Unique`, of order `order`, charged to the memory cgroup of the mm of the fault `'a`, and
 /// its contents are zero.
-pub struct NewAnonFolio(Unique);
+pub struct NewAnonFolio<'a> {
+    folio: Unique,
+    order: u32,
+    _fault: FaultBrand<'a>,
+}
 
-// SAFETY: As for `NewFolio`.
-unsafe impl Send for NewAnonFolio {}
-
-impl NewAnonFolio {
-    /// Takes over a new anonymous folio from C.
+impl<'a> NewAnonFolio<'a> {
+    /// Takes over a new anonymous folio that C allocated for the fault `vmf`.
+    ///
+    /// Returns [`None`] for NULL, or (with the reference put) for a folio of an order an
+    /// anonymous fault does not map with PTEs.
     ///
     /// # Safety
     ///
-    /// `folio` must be NULL or a folio as the type invariants describe, as C's
-    /// `alloc_anon_folio()` returns it for a fault in the mm it will be mapped in; its one
-    /// reference passes to the returned value.
+    /// `folio` must be NULL or a folio as `Unique` describes, charged to the memory cgroup of the
+    /// mm of `vmf` and zeroed, as C's `alloc_anon_folio()` returns it for that fault; the
+    /// reference the caller holds passes to the returned value.
     #[inline]
-    pub unsafe fn from_raw(folio: *mut bindings::folio) -> Option<Self> {
-        // INVARIANT: Guaranteed by the caller.
-        NonNull::new(folio).map(|folio| Self(Unique { folio }))
+    pub unsafe fn from_raw(_vmf: &VmFault<'a>, folio: *mut bindings::folio) -> Option<Self> {
+        let folio = Unique {
+            folio: NonNull::new(folio)?,
+        };
+        // SAFETY: The folio is valid (the caller's guarantee).
+        let order = unsafe { bindings::mm_rs_folio_order(folio.as_ptr()) };
+        if !is_anon_pte_order(order) {
+            // Dropping `folio` puts the reference.
+            return None;
+        }
+        // INVARIANT: Guaranteed by the caller; the order was just checked.
+        Some(Self {
+            folio,
+            order,
+            _fault: PhantomData,
+        })
     }
 
     /// Gives the folio and its reference back to C.
     #[inline]
     pub fn into_raw(self) -> *mut bindings::folio {
-        self.0.into_raw()
+        self.folio.into_raw()
     }
 
     /// The folio's order (`folio_order()`).
     #[inline]
     pub fn order(&self) -> u32 {
-        self.0.order()
+        self.order
     }
 
     #[inline]
     pub(super) fn as_ptr(&self) -> *mut bindings::folio {
-        self.0.as_ptr()
+        self.folio.as_ptr()
     }
 
     /// Marks the contents up to date (`__folio_mark_uptodate()`); its write barrier orders the
     /// zeroing before the stores that will map the folio.
     #[inline]
     pub(super) fn mark_uptodate(&mut self) {
-        // SAFETY: The folio is valid and nobody else can see it (type invariants), so the
-        // non-atomic flag update races with nothing.
+        // SAFETY: The folio is valid and nobody else changes its non-atomic flags (type
+        // invariants), so the non-atomic flag update loses nobody's update.
         unsafe { bindings::mm_rs_folio_mark_uptodate(self.as_ptr()) };
     }
 

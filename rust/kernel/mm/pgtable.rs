@@ -9,14 +9,16 @@
 //!
 //! [`PteTableMap`] owns such a mapping and unmaps it on drop.
 //!
-//! [`PteTableGuard`] is a PTE table mapped and locked for a fault, positioned at the naturally
-//! aligned block a new folio will occupy. Entries are written only through it, in two steps that
-//! each consume what they check: [`PteTableGuard::vacant_folio`] (or
-//! [`PteTableGuard::vacant_zero_page`]) proves under the lock that the block is free and takes
-//! the folio with its entry, and [`VacantFolio::install`] (or [`VacantZeroPage::install`]) does
-//! every step of C's `do_anonymous_page()` from there, in C's order, and cannot fail. The entry
-//! is built from the folio and the VMA alone ([`AnonFolioPte`]), before the lock is taken as in
-//! C: safe code cannot choose the page an entry maps or its permissions.
+//! [`PteTableGuard`] is a PTE table of a private anonymous VMA, mapped and locked for a fault,
+//! positioned at the naturally aligned block a new folio will occupy. Entries are written only
+//! through it, in two steps that each consume what they check: [`PteTableGuard::vacant_folio`]
+//! (or [`PteTableGuard::vacant_zero_page`]) proves under the lock that the block is free and
+//! takes the folio with its entry, and [`VacantFolio::install`] (or [`VacantZeroPage::install`])
+//! does every step of C's `do_anonymous_page()` from there, in C's order, and cannot fail. The
+//! entry is built from the folio and the VMA alone ([`AnonFolioPte`]), before the lock is taken
+//! as in C: safe code cannot choose the page an entry maps or its permissions. The guard, the
+//! folio and the proof all carry the fault's lifetime, so none of them can be used with another
+//! fault.
 //!
 //! C header: [`include/linux/pgtable.h`](srctree/include/linux/pgtable.h)
 
@@ -26,6 +28,9 @@ use core::{marker::PhantomData, ptr::NonNull};
 
 /// The number of entries in a PTE table (`PTRS_PER_PTE`).
 pub const PTRS_PER_PTE: usize = bindings::MM_RS_PTRS_PER_PTE;
+
+// Counts and ranges of entries of one table are passed to C as `int` and `unsigned int`.
+const _: () = assert!(PTRS_PER_PTE <= i32::MAX as usize);
 
 /// The index of the entry that maps `addr` in its PTE table, as C's `pte_index()`.
 #[inline]
@@ -128,8 +133,9 @@ impl<'a> PteRangeLocked<'a> {
 /// # Invariants
 ///
 /// `table` was returned by `pte_offset_map()` for the first entry of its table and has not been
-/// unmapped yet; the table stays allocated for `'a` (by the lock that keeps the page tables of
-/// the PMD entry it was mapped from, and by the RCU read-side section the mapping holds).
+/// unmapped yet. The RCU read-side section the mapping holds keeps the table allocated until it
+/// is unmapped (a PTE table is freed only after a grace period, even when PT reclaim detaches it
+/// under the mmap read lock); `'a` keeps the PMD entry it was mapped from valid.
 pub struct PteTableMap<'a> {
     table: NonNull<bindings::pte_t>,
     _p: PhantomData<&'a bindings::pte_t>,
@@ -143,8 +149,9 @@ impl<'a> PteTableMap<'a> {
     ///
     /// # Safety
     ///
-    /// `pmd` must be a PMD entry of a page table that stays allocated for `'a`, as `vmf->pmd`
-    /// does while the fault holds the mmap or VMA read lock.
+    /// `pmd` must be a PMD entry of a page table that stays allocated for `'a` (the PMD level,
+    /// not the PTE table it points to, which the mapping itself keeps), as `vmf->pmd` does while
+    /// the fault holds the mmap or VMA read lock.
     #[inline]
     pub unsafe fn map(pmd: *mut bindings::pmd_t) -> Option<Self> {
         // SAFETY: Guaranteed by the caller; address 0 selects the first entry of the table.
@@ -229,36 +236,29 @@ impl Pte {
 ///
 /// # Invariants
 ///
-/// `entry` maps the first page of `folio` with the protection of the VMA of the fault `vmf`
-/// points to (`mk_pte()`), young where the architecture does that in software, and writable and
-/// dirty exactly if the VMA is writable; `order` is the folio's order; the folio is marked up to
-/// date; the VMA has an `anon_vma`. `vmf` only identifies the fault: it is never dereferenced.
-/// The value cannot outlive the fault (`'a`, the lifetime of the [`VmFault`]), so a fault's
-/// `vm_fault` cannot be reused under it.
+/// `entry` maps the first page of `folio` with the protection of the VMA of the fault `'a`
+/// (`mk_pte()`), young where the architecture does that in software, and writable and dirty
+/// exactly if the VMA is writable; the folio is marked up to date; the VMA has an `anon_vma`.
 pub struct AnonFolioPte<'a> {
-    folio: NewAnonFolio,
+    folio: NewAnonFolio<'a>,
     entry: Pte,
-    order: u32,
-    vmf: *const bindings::vm_fault,
-    _fault: PhantomData<&'a ()>,
 }
 
 impl<'a> AnonFolioPte<'a> {
-    /// Readies `folio` to be mapped by the anonymous write fault `vmf`, as C's
+    /// Readies `folio` to be mapped by its anonymous write fault `vmf`, as C's
     /// `do_anonymous_page()` does before it takes the PTE lock: marks it up to date (whose write
     /// barrier orders the zeroing before the entries) and builds its entry.
     ///
     /// Refused, with the folio given back, if the VMA has no `anon_vma` (the fault must
     /// `vmf_anon_prepare()` first: the rmap needs one).
     #[inline]
-    pub fn new(vmf: &VmFault<'a>, mut folio: NewAnonFolio) -> Result<Self, NewAnonFolio> {
+    pub fn new(vmf: &VmFault<'a>, mut folio: NewAnonFolio<'a>) -> Result<Self, NewAnonFolio<'a>> {
         let vma = vmf.vma();
         // The anon_vma only ever goes from NULL to set under the VMA lock held, so a check now
         // holds at install time.
         if !vma.has_anon_vma() {
             return Err(folio);
         }
-        let order = folio.order();
         folio.mark_uptodate();
         let writable = vma.flags() & super::virt::flags::WRITE != 0;
         // SAFETY: The folio is valid and ours; the VMA is read-locked.
@@ -268,16 +268,13 @@ impl<'a> AnonFolioPte<'a> {
         Ok(Self {
             folio,
             entry: Pte(entry),
-            order,
-            vmf: vmf.as_ptr(),
-            _fault: PhantomData,
         })
     }
 
     /// The folio's order.
     #[inline]
     pub fn order(&self) -> u32 {
-        self.order
+        self.folio.order()
     }
 }
 
@@ -285,9 +282,8 @@ impl<'a> AnonFolioPte<'a> {
 /// under the PTE lock, in its order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refused {
-    /// What is to be mapped does not fit the block or the fault: a folio of another size or
-    /// readied for another fault, the zero page for a write fault or more than one entry, or
-    /// in an mm that may not map it.
+    /// What is to be mapped does not fit the block: a folio of another size, the zero page for
+    /// a write fault or more than one entry, or in an mm that may not map it.
     Unsuitable,
     /// An entry of the block changed since the fault looked (another thread won the race):
     /// `update_mmu_tlb()`, then retry.
@@ -298,37 +294,40 @@ pub enum Refused {
     UserfaultMissing,
 }
 
-/// A PTE table mapped and locked for a fault with `pte_offset_map_lock()`, positioned at a
-/// naturally aligned block of the fault's VMA; unlocked and unmapped on drop.
+/// A PTE table of a private anonymous VMA, mapped and locked for a fault with
+/// `pte_offset_map_lock()`, positioned at a naturally aligned block of the fault's VMA; unlocked
+/// and unmapped on drop.
 ///
 /// This is the only way safe code gets to write page table entries, so no entry is written
 /// without its lock held.
 ///
 /// # Invariants
 ///
-/// `pte` points to the entry for `addr` in the PTE table of `vmf`'s PMD, mapped, whose lock
-/// `ptl` is held until the guard is dropped; `[addr, addr + nr pages)` is the naturally aligned
-/// block of `nr` pages (a power of two, at most [`PTRS_PER_PTE`]) around the fault address, and
-/// lies inside the VMA and that one table.
-pub struct PteTableGuard<'f> {
+/// The VMA of the fault `vmf` is private anonymous; `pte` points to the entry for `addr` in the
+/// PTE table of `vmf`'s PMD, mapped, whose lock `ptl` is held until the guard is dropped;
+/// `[addr, addr + nr pages)` is the naturally aligned block of `nr` pages (a power of two below
+/// [`PTRS_PER_PTE`], of an order an anonymous fault maps with PTEs) around the fault address,
+/// and lies inside the VMA and that one table.
+pub struct PteTableGuard<'g, 'a> {
     pte: NonNull<bindings::pte_t>,
     ptl: NonNull<bindings::spinlock_t>,
     addr: usize,
     nr: usize,
-    vmf: &'f VmFault<'f>,
+    vmf: &'g VmFault<'a>,
 }
 
-impl<'f> PteTableGuard<'f> {
+impl<'g, 'a> PteTableGuard<'g, 'a> {
     /// Maps and locks the PTE table of `vmf`'s PMD, positioned at `addr`.
     ///
     /// Returns [`None`] if the PMD no longer points to a PTE table.
     ///
     /// # Safety
     ///
-    /// `[addr, addr + nr pages)` must be the naturally aligned block of `nr` pages around the
-    /// fault address, `nr` a power of two at most [`PTRS_PER_PTE`], and lie inside the VMA.
+    /// The VMA of `vmf` must be private anonymous; `[addr, addr + nr pages)` must be the
+    /// naturally aligned block of `nr` pages around the fault address, `nr` a power of two below
+    /// [`PTRS_PER_PTE`] of an order an anonymous fault maps with PTEs, and lie inside the VMA.
     #[inline]
-    pub(super) unsafe fn lock(vmf: &'f VmFault<'f>, addr: usize, nr: usize) -> Option<Self> {
+    pub(super) unsafe fn lock(vmf: &'g VmFault<'a>, addr: usize, nr: usize) -> Option<Self> {
         let mm = vmf.vma().mm();
         let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
         // SAFETY: `vmf->pmd` covers `addr` in the read-locked VMA's page tables (the invariants
@@ -338,8 +337,8 @@ impl<'f> PteTableGuard<'f> {
         let pte = NonNull::new(pte)?;
         // SAFETY: `pte_offset_map_lock()` returns the lock with every mapped table.
         let ptl = unsafe { NonNull::new_unchecked(ptl) };
-        // INVARIANT: `pte_offset_map_lock()` mapped the table and took its lock; the block is
-        // as the caller guarantees.
+        // INVARIANT: `pte_offset_map_lock()` mapped the table and took its lock; the VMA and the
+        // block are as the caller guarantees.
         Some(Self {
             pte,
             ptl,
@@ -365,7 +364,7 @@ impl<'f> PteTableGuard<'f> {
     /// what the fault found, none or a uffd-wp marker), `pte_range_none()` for more.
     #[inline]
     fn is_vacant(&self) -> bool {
-        // `nr <= PTRS_PER_PTE` by the type invariants, so it fits in a C int.
+        // `nr < PTRS_PER_PTE` by the type invariants, so it fits in a C int.
         let nr = self.nr as i32;
         if nr == 1 {
             if let Some(orig) = self.vmf.orig_pte() {
@@ -398,16 +397,15 @@ impl<'f> PteTableGuard<'f> {
         Ok(())
     }
 
-    /// Proof, under the lock, that the block may be filled with `folio`: the folio is the
-    /// block's size and was readied for this fault, and [C's checks](Refused) pass. The folio
-    /// comes back with the reason if not.
+    /// Proof, under the lock, that the block may be filled with `folio`, readied for this fault
+    /// (the lifetime `'a` says so): the folio is the block's size, and [C's checks](Refused)
+    /// pass. The folio comes back with the reason if not.
     #[inline]
     pub fn vacant_folio(
         &mut self,
-        folio: AnonFolioPte<'f>,
-    ) -> Result<VacantFolio<'_, 'f>, (Refused, AnonFolioPte<'f>)> {
-        let fits = core::ptr::eq(folio.vmf, self.vmf.as_ptr())
-            && 1usize.checked_shl(folio.order) == Some(self.nr);
+        folio: AnonFolioPte<'a>,
+    ) -> Result<VacantFolio<'_, 'g, 'a>, (Refused, AnonFolioPte<'a>)> {
+        let fits = 1usize.checked_shl(folio.order()) == Some(self.nr);
         if !fits {
             return Err((Refused::Unsuitable, folio));
         }
@@ -421,7 +419,7 @@ impl<'f> PteTableGuard<'f> {
     /// Proof, under the lock, that the block may be filled with the shared zero page: it is one
     /// entry, the fault is a read, the mm may map the zero page, and [C's checks](Refused) pass.
     #[inline]
-    pub fn vacant_zero_page(&mut self) -> Result<VacantZeroPage<'_, 'f>, Refused> {
+    pub fn vacant_zero_page(&mut self) -> Result<VacantZeroPage<'_, 'g, 'a>, Refused> {
         let vma = self.vmf.vma();
         // SAFETY: The mm is valid (the VMA's, read-locked).
         let forbidden = unsafe { bindings::mm_rs_mm_forbids_zeropage(vma.mm().as_raw()) };
@@ -437,7 +435,7 @@ impl<'f> PteTableGuard<'f> {
     /// won the race), as C's `update_mmu_tlb()` and `update_mmu_tlb_range()`.
     #[inline]
     pub fn update_mmu_tlb(&self) {
-        // `nr <= PTRS_PER_PTE` by the type invariants.
+        // `nr < PTRS_PER_PTE` by the type invariants.
         let nr = self.nr as u32;
         // SAFETY: The entries lie in the mapped, locked table of the read-locked VMA.
         unsafe {
@@ -456,12 +454,13 @@ impl<'f> PteTableGuard<'f> {
     /// # Safety
     ///
     /// The block's entries must be vacant (checked under the lock held since), and `entry` must
-    /// map memory that stays allocated while mapped: `nr` pages whose references the entries
-    /// own, or the zero page.
+    /// map memory that stays allocated while mapped: the `nr` pages of a folio whose references
+    /// the entries own and whose rmap, mapcount and the mm's RSS already account for them, or
+    /// the zero page.
     #[inline]
     unsafe fn set_ptes(&self, entry: Pte) {
         let vma = self.vmf.vma();
-        // `nr <= PTRS_PER_PTE` by the type invariants.
+        // `nr < PTRS_PER_PTE` by the type invariants.
         let nr = self.nr as u32;
         // SAFETY: The entries are in the mapped table whose lock we hold, inside the VMA (type
         // invariants); the caller guarantees they are vacant and what they map.
@@ -506,15 +505,15 @@ impl Drop for PteTableGuard<'_> {
 ///
 /// # Invariants
 ///
-/// `folio` was readied for `guard`'s fault, has exactly `guard.nr` pages; under the lock, held
-/// since, every entry of the guard's block was found vacant, the mm stable and the VMA not
+/// `folio` was readied for `guard`'s fault and has exactly `guard.nr` pages; under the lock,
+/// held since, every entry of the guard's block was found vacant, the mm stable and the VMA not
 /// registered with userfaultfd for missing pages.
-pub struct VacantFolio<'g, 'f> {
-    guard: &'g mut PteTableGuard<'f>,
-    folio: AnonFolioPte<'f>,
+pub struct VacantFolio<'v, 'g, 'a> {
+    guard: &'v mut PteTableGuard<'g, 'a>,
+    folio: AnonFolioPte<'a>,
 }
 
-impl VacantFolio<'_, '_> {
+impl VacantFolio<'_, '_, '_> {
     /// Maps the folio at the block, as the rest of C's `do_anonymous_page()`: takes a reference
     /// for each page the entries will map, counts the pages in the mm's RSS and the mTHP
     /// statistics, adds the folio to the anonymous rmap (exclusively) and to the LRU, sets the
@@ -524,19 +523,16 @@ impl VacantFolio<'_, '_> {
     #[inline]
     pub fn install(self) {
         let Self { guard, folio } = self;
-        let AnonFolioPte {
-            folio,
-            entry,
-            order,
-            ..
-        } = folio;
+        let AnonFolioPte { folio, entry } = folio;
+        let order = folio.order();
         let vmf = guard.vmf;
         let vma = vmf.vma();
         let nr = guard.nr;
         let raw = folio.as_ptr();
         if nr > 1 {
             // SAFETY: We hold a reference, so the folio is live; `nr - 1 < PTRS_PER_PTE` fits in
-            // a C int. With ours, the folio has one reference for each entry.
+            // a C int (asserted at the top). With ours, the folio has one reference for each
+            // entry.
             unsafe { bindings::mm_rs_folio_ref_add(raw, (nr - 1) as i32) };
         }
         // SAFETY: The mm is valid (a VMA's, read-locked); the counter is updated atomically.
@@ -555,9 +551,10 @@ impl VacantFolio<'_, '_> {
         #[cfg(not(CONFIG_TRANSPARENT_HUGEPAGE))]
         let _ = order;
         // SAFETY: The folio is new, exclusively ours and unmapped (`NewAnonFolio` invariants),
-        // and this consumes it, so it is added to an rmap once; the VMA is read-locked and has
-        // an anon_vma (`AnonFolioPte` invariants); `addr` is the folio's naturally aligned
-        // place in the VMA (guard invariants); the PTE lock of its entries is held.
+        // and this consumes it, so it is added to an rmap once; the VMA is private anonymous
+        // (guard invariants), read-locked, and has an anon_vma (`AnonFolioPte` invariants);
+        // `addr` is the folio's naturally aligned place in the VMA (guard invariants); the PTE
+        // lock of its entries is held.
         unsafe {
             bindings::folio_add_new_anon_rmap(
                 raw,
@@ -575,7 +572,8 @@ impl VacantFolio<'_, '_> {
             entry
         };
         // SAFETY: The block is vacant (type invariants), and the entries map the `nr` pages of
-        // the folio, whose `nr` references they take over from `folio`, forgotten right after.
+        // the folio, whose `nr` references they take over from `folio`, forgotten right after,
+        // and which the rmap, mapcount and RSS counted above.
         unsafe { guard.set_ptes(entry) };
         folio.forget();
     }
@@ -588,11 +586,11 @@ impl VacantFolio<'_, '_> {
 /// `guard`'s block is one entry of a read fault in an mm that may map the zero page; under the
 /// lock, held since, it was found vacant, the mm stable and the VMA not registered with
 /// userfaultfd for missing pages.
-pub struct VacantZeroPage<'g, 'f> {
-    guard: &'g mut PteTableGuard<'f>,
+pub struct VacantZeroPage<'v, 'g, 'a> {
+    guard: &'v mut PteTableGuard<'g, 'a>,
 }
 
-impl VacantZeroPage<'_, '_> {
+impl VacantZeroPage<'_, '_, '_> {
     /// Maps the shared zero page at the entry (a read fault), `pte_mkspecial()` with the VMA's
     /// protection, read-only, uffd-wp kept when the fault replaces a uffd-wp marker.
     #[inline]
@@ -600,7 +598,8 @@ impl VacantZeroPage<'_, '_> {
         let guard = self.guard;
         let vmf = guard.vmf;
         // SAFETY: Makes the zero page's special entry for this address with the read-locked
-        // VMA's protection, which is not made writable.
+        // VMA's protection, which is not made writable (a private mapping's `vm_page_prot` is
+        // never writable: writes go through the write-protect fault).
         let entry = Pte(unsafe { bindings::mm_rs_zero_page_pte(guard.addr, vmf.vma().as_ptr()) });
         let entry = if vmf.orig_pte_uffd_wp() {
             entry.mkuffd_wp()

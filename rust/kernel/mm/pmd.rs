@@ -11,8 +11,9 @@
 //! Each step consumes the guard of the step before: [`PmdGuard::lock_pte_table`] takes the PMD
 //! lock's guard into the nested guard (so the PTE lock cannot be taken twice), and detaching
 //! consumes the guard that proves the locks are held (so a table cannot be detached twice). The
-//! detached table records its mm and the PMD range it mapped, and is freed only through a gather
-//! of that mm, with a TLB flush of that range.
+//! detached table borrows its mm and records the address it was mapped at, and is freed only
+//! through a gather of that mm (checked), at that address. A table detached under the PTE lock
+//! waits for the unlock in a [`DetachedSlot`], the one place C memory holds it.
 //!
 //! Lockless readers (`pte_offset_map()` under `rcu_read_lock()`, GUP-fast with interrupts off)
 //! may still be looking at a table after it is detached: [`DetachedPteTable::free`] goes through
@@ -22,7 +23,7 @@
 //! C headers: [`include/linux/mm.h`](srctree/include/linux/mm.h),
 //! [`include/asm-generic/tlb.h`](srctree/include/asm-generic/tlb.h)
 
-use super::{pgtable::PteTableMap, pgtable::PTRS_PER_PTE, Mm};
+use super::{pgtable::PteTableRef, pgtable::PTRS_PER_PTE, Mm};
 use crate::bindings;
 use core::{marker::PhantomData, ptr::NonNull};
 
@@ -51,7 +52,10 @@ impl<'a> PmdRef<'a> {
     ///
     /// `pmd` must point to the PMD entry mapping `addr` in `mm`'s page tables, which stay
     /// allocated for `'a`, as the entry a zap or a fault works on does while the mmap or VMA read
-    /// lock is held; and no other `PmdRef` of `mm` may exist for `'a`.
+    /// lock is held; no other `PmdRef` of `mm` may exist for `'a`; and for `'a` the caller must
+    /// hold no page table lock of `mm`, except the PTE lock of the table this entry points to if
+    /// it wraps the result in a [`PteLockHeld`] at once (the lock methods take the PMD lock and
+    /// the PTE lock outright).
     #[inline]
     pub unsafe fn from_raw(mm: &'a Mm, pmd: NonNull<bindings::pmd_t>, addr: usize) -> Self {
         // INVARIANT: Guaranteed by the caller; the address is aligned here.
@@ -100,16 +104,16 @@ impl<'a> PmdRef<'a> {
     /// # Safety
     ///
     /// The PMD lock and the PTE lock of the table must be held, the entry must still point to
-    /// that table (checked under the PMD lock), and every entry of the table must be none (read
-    /// under the PTE lock).
+    /// that table (checked under the PMD lock, held since), and every entry of the table must be
+    /// none (read under the PTE lock).
     #[inline]
-    unsafe fn detach(&self) -> DetachedPteTable {
+    unsafe fn detach(&self) -> DetachedPteTable<'a> {
         // SAFETY: The entry is valid and both its locks are held.
         let pmdval = unsafe { bindings::mm_rs_pmdp_get_and_clear_table(self.pmd.as_ptr()) };
         // INVARIANT: `pmdval` pointed to an empty table of `mm` mapping `addr`, now unreachable
         // from the page tables; the PMD is none, so no second detach can return it.
         DetachedPteTable {
-            mm: NonNull::from(self.mm).cast(),
+            mm: self.mm,
             pmdval,
             addr: self.addr,
         }
@@ -150,7 +154,7 @@ impl<'h, 'a> PteLockHeld<'h, 'a> {
     /// keep a table). Consumes the witness: once detached, the PTE lock held no longer locks a
     /// table of this entry.
     #[inline]
-    pub fn detach_if_empty(self) -> Option<DetachedPteTable> {
+    pub fn detach_if_empty(self) -> Option<DetachedPteTable<'a>> {
         let pml = self.pmd.lockptr();
         if pml == self.ptl {
             return None;
@@ -159,13 +163,31 @@ impl<'h, 'a> PteLockHeld<'h, 'a> {
         if !unsafe { bindings::mm_rs_spin_trylock(pml.as_ptr()) } {
             return None;
         }
-        // SAFETY: The entry is valid and, under its lock, points to the table whose lock we hold
-        // (type invariants); the mapping lives only for this block, under both locks.
-        let empty = unsafe { PteTableMap::map(self.pmd.pmd.as_ptr()) }
-            .is_some_and(|map| map.table().range_none(0, PTRS_PER_PTE));
-        // SAFETY: Both locks are held, the entry still points to the table (the PMD lock is held
-        // since `map` found it there), and every entry is none.
-        let table = empty.then(|| unsafe { self.pmd.detach() });
+        let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
+        // SAFETY: The entry is valid; under its lock it cannot change; address 0 selects the
+        // first entry of the table; `ptl` receives the table's lock.
+        let pte = unsafe {
+            bindings::mm_rs_pte_offset_map_nolock(
+                self.pmd.mm.as_raw(),
+                self.pmd.pmd.as_ptr(),
+                0,
+                &mut ptl,
+            )
+        };
+        // The table the entry points to must be the one whose lock we hold (type invariants);
+        // checked rather than trusted, since detaching another table would free it in use.
+        let table = NonNull::new(pte).and_then(|pte| {
+            // SAFETY: The table is mapped until the unmap below, and locked by `self.ptl` if it
+            // is ours, which is checked before its entries are trusted.
+            let empty = ptl == self.ptl.as_ptr()
+                && unsafe { PteTableRef::from_raw(pte) }.range_none(0, PTRS_PER_PTE);
+            // SAFETY: Both locks are held, the entry points to the table whose lock we hold (the
+            // PMD lock is held since it was read), and every entry is none.
+            let table = empty.then(|| unsafe { self.pmd.detach() });
+            // SAFETY: Mapped just above; this is the one unmap.
+            unsafe { bindings::mm_rs_pte_unmap(pte.as_ptr()) };
+            table
+        });
         // SAFETY: Taken just above; this is the one unlock.
         unsafe { bindings::spin_unlock(pml.as_ptr()) };
         table
@@ -242,11 +264,11 @@ pub struct PteTableNestedGuard<'p, 'a> {
     ptl: NonNull<bindings::spinlock_t>,
 }
 
-impl PteTableNestedGuard<'_, '_> {
+impl<'a> PteTableNestedGuard<'_, 'a> {
     /// Detaches the table if all its entries are none, read under both locks; either way both
     /// locks are released (after the detach).
     #[inline]
-    pub fn detach_if_empty(self) -> Option<DetachedPteTable> {
+    pub fn detach_if_empty(self) -> Option<DetachedPteTable<'a>> {
         // SAFETY: The table is mapped and locked by the type invariants; the range is the
         // whole table, which fits in a C int.
         let empty =
@@ -278,57 +300,95 @@ impl Drop for PteTableNestedGuard<'_, '_> {
 /// # Invariants
 ///
 /// `pmdval` is the PMD value that pointed to a PTE table of `mm` with no entries, mapping
-/// `[addr, addr + PMD_SIZE)`, which no page table points to any more and nobody else will free;
-/// `mm` is valid while the value exists (it is the mm of the zap that detached it).
+/// `[addr, addr + PMD_SIZE)`, which no page table points to any more and nobody else will free.
 #[must_use = "a detached PTE table must be freed through the mmu_gather"]
-pub struct DetachedPteTable {
-    mm: NonNull<bindings::mm_struct>,
+pub struct DetachedPteTable<'mm> {
+    mm: &'mm Mm,
     pmdval: bindings::pmd_t,
     addr: usize,
 }
 
-impl DetachedPteTable {
+impl<'mm> DetachedPteTable<'mm> {
     /// The first address the table mapped.
     #[inline]
     pub fn addr(&self) -> usize {
         self.addr
     }
 
-    /// Frees the table through `tlb` (`pte_free_tlb()`, which flushes the TLB for the PMD range
-    /// the table mapped first) and takes it off `mm_pgtables_bytes` (`mm_dec_nr_ptes()`).
+    /// Frees the table through `tlb` and takes it off `mm_pgtables_bytes` (`mm_dec_nr_ptes()`),
+    /// as `free_pte_range()` does: `pte_free_tlb()` records that a page table is freed (so the
+    /// flush invalidates paging-structure caches) and the table's address, and queues the table,
+    /// which is freed after the gather's TLB flush and an RCU grace period.
     ///
     /// Refused, with the table given back unfreed, if `tlb` is not a gather of the table's mm.
     #[inline]
     pub fn free(self, tlb: &mut MmuGather<'_>) -> Result<(), Self> {
-        if tlb.mm().as_raw() != self.mm.as_ptr() {
+        if !tlb.is_of(self.mm) {
             return Err(self);
         }
-        // SAFETY: By the type invariants the table is ours to free, and `addr` is the range it
+        // SAFETY: By the type invariants the table is ours to free, and `addr` is where it was
         // mapped; `tlb` is a live gather of its mm, used by this thread only.
         unsafe { bindings::mm_rs_free_pte(tlb.tlb.as_ptr(), self.pmdval, self.addr) };
         Ok(())
     }
+}
 
-    /// Gives the table up to be kept in C across a lock drop: `(mm, pmdval, addr)`.
-    #[inline]
-    pub fn into_raw(self) -> (*mut bindings::mm_struct, bindings::pmd_t, usize) {
-        (self.mm.as_ptr(), self.pmdval, self.addr)
-    }
+/// The place in C memory (`struct mm_rs_detached_pte`) where a table detached under the PTE lock
+/// waits for the unlock, between two calls from C, before it is freed.
+///
+/// # Invariants
+///
+/// `slot->mm` is NULL, or `slot` holds a [`DetachedPteTable`] of the mm live for `'mm`, put there
+/// by [`Self::put`] and not taken back yet.
+pub struct DetachedSlot<'s, 'mm> {
+    slot: &'s mut bindings::mm_rs_detached_pte,
+    _mm: PhantomData<&'mm Mm>,
+}
 
-    /// Takes back a table given up with [`Self::into_raw`].
+impl<'s, 'mm> DetachedSlot<'s, 'mm> {
+    /// Views the slot `slot`.
     ///
     /// # Safety
     ///
-    /// The values must come from one call of [`Self::into_raw`], be taken back once, and the mm
-    /// still be valid.
+    /// `slot` must have been zero-initialised and changed since only through `DetachedSlot`s
+    /// whose tables were of one mm, which must be live for `'mm`.
     #[inline]
-    pub unsafe fn from_raw(
-        mm: NonNull<bindings::mm_struct>,
-        pmdval: bindings::pmd_t,
-        addr: usize,
-    ) -> Self {
+    pub unsafe fn from_raw(slot: &'s mut bindings::mm_rs_detached_pte) -> Self {
         // INVARIANT: Guaranteed by the caller.
-        Self { mm, pmdval, addr }
+        Self {
+            slot,
+            _mm: PhantomData,
+        }
+    }
+
+    /// Keeps `table` until [`Self::take`]. A slot holds one table: the table comes back if the
+    /// slot is full.
+    #[inline]
+    pub fn put(&mut self, table: DetachedPteTable<'mm>) -> Result<(), DetachedPteTable<'mm>> {
+        if !self.slot.mm.is_null() {
+            return Err(table);
+        }
+        self.slot.pmdval = table.pmdval;
+        self.slot.addr = table.addr;
+        // INVARIANT: The slot now holds `table`, given up here.
+        self.slot.mm = table.mm.as_raw();
+        Ok(())
+    }
+
+    /// Takes back the table put in the slot, once.
+    #[inline]
+    pub fn take(&mut self) -> Option<DetachedPteTable<'mm>> {
+        let mm = NonNull::new(self.slot.mm)?;
+        // INVARIANT: Emptied before the table is handed out: it is taken back once.
+        self.slot.mm = core::ptr::null_mut();
+        // SAFETY: By the type invariants the slot held a table of an mm live for `'mm`.
+        let mm = unsafe { Mm::from_raw(mm.as_ptr()) };
+        // INVARIANT: The table `put()` gave up, with its fields as they were.
+        Some(DetachedPteTable {
+            mm,
+            pmdval: self.slot.pmdval,
+            addr: self.slot.addr,
+        })
     }
 }
 
@@ -365,5 +425,11 @@ impl<'a> MmuGather<'a> {
         // SAFETY: The gather is live for 'a by the type invariants, and its mm lives at least as
         // long (the gatherer holds it).
         unsafe { Mm::from_raw(bindings::mm_rs_tlb_mm(self.tlb.as_ptr())) }
+    }
+
+    /// Whether this is a gather of `mm`.
+    #[inline]
+    pub fn is_of(&self, mm: &Mm) -> bool {
+        core::ptr::eq(self.mm(), mm)
     }
 }

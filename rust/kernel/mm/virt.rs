@@ -139,6 +139,50 @@ impl VmaRef {
     }
 }
 
+#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+impl VmaRef {
+    /// The words of `vm_area_struct` that hold the mm-rs anonymous-order hint.
+    #[inline]
+    fn anon_order_hint_words(&self) -> [&core::sync::atomic::AtomicUsize; 2] {
+        // SAFETY: The VMA is valid while `&self` is (type invariants), and its
+        // `mm_rs_anon_order` words are aligned `unsigned long`s that are only accessed
+        // atomically: by these methods, with relaxed loads and stores (C's `READ_ONCE()` and
+        // `WRITE_ONCE()`), and by C's copy of the whole VMA when it is split, duplicated or
+        // moved, which happens under the VMA's write lock, with no fault of it running.
+        let w = unsafe { core::ptr::addr_of_mut!((*self.as_ptr()).mm_rs_anon_order) };
+        let w = w.cast::<usize>();
+        // SAFETY: As above; `w` points to two `usize`s.
+        unsafe {
+            [
+                core::sync::atomic::AtomicUsize::from_ptr(w),
+                core::sync::atomic::AtomicUsize::from_ptr(w.add(1)),
+            ]
+        }
+    }
+
+    /// The VMA's mm-rs anonymous-order hint (`vma->mm_rs_anon_order`), zero in a new VMA.
+    ///
+    /// The faults of the VMA read and write it without a lock, as readahead does its
+    /// `file_ra_state`: the two words may come from two writers. Nothing relies on its value
+    /// but the choice of an order, which is checked against the VMA and the page table before
+    /// anything is mapped.
+    #[inline]
+    pub fn anon_order_hint(&self) -> [usize; 2] {
+        use core::sync::atomic::Ordering::Relaxed;
+        let [a, b] = self.anon_order_hint_words();
+        [a.load(Relaxed), b.load(Relaxed)]
+    }
+
+    /// Sets the VMA's mm-rs anonymous-order hint; see [`Self::anon_order_hint`].
+    #[inline]
+    pub fn set_anon_order_hint(&self, hint: [usize; 2]) {
+        use core::sync::atomic::Ordering::Relaxed;
+        let [a, b] = self.anon_order_hint_words();
+        a.store(hint[0], Relaxed);
+        b.store(hint[1], Relaxed);
+    }
+}
+
 impl VmaRef {
     /// Whether userfaultfd is registered for missing faults (`userfaultfd_missing()`).
     #[inline]

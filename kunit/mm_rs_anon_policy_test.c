@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for mm-rs's anonymous order policies (mm/mm_rs/anon/policy.rs):
+ * the anon_order_policy switch, the arch policy of the LARGE_ANON_FOLIO RFC
+ * (its table of cases), the auto policy's controller (its transitions, and
+ * whole access patterns played against a model of the page table, without
+ * faults), and both policies on real faults in the test mm.
+ */
+
+#include <kunit/test.h>
+#include <linux/huge_mm.h>
+#include <linux/mm.h>
+#include <linux/mm_rs.h>
+#include <linux/mman.h>
+#include <linux/prandom.h>
+#include <linux/sched/mm.h>
+#include <linux/sizes.h>
+#include <linux/uaccess.h>
+#include <linux/vmstat.h>
+
+#include "internal.h"
+#include "mm_rs_kunit.h"
+
+struct policy_ctx {
+	struct thp_knobs saved;
+	struct mm_rs_paths saved_paths;
+	int saved_policy;
+};
+
+static int policy_test_init(struct kunit *test)
+{
+	struct policy_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return -ENOMEM;
+	mm_rs_knobs_get(&c->saved);
+	mm_rs_paths_get(&c->saved_paths);
+	c->saved_policy = READ_ONCE(mm_rs_anon_order_policy);
+	test->priv = c;
+	return 0;
+}
+
+static void policy_test_exit(struct kunit *test)
+{
+	struct policy_ctx *c = test->priv;
+
+	WRITE_ONCE(mm_rs_anon_order_policy, c->saved_policy);
+	mm_rs_knobs_set(&c->saved);
+	mm_rs_paths_set(&c->saved_paths);
+}
+
+/* The switch takes exactly its three names; anything else changes nothing. */
+static void policy_knob_values(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"", "\n", "mthp2", "MTHP", "Arch", "auto auto", "arch\n\n", " auto", "0", "1", "-1",
+		"mth", "automatic",
+	};
+	static const struct { const char *in; int policy; } good[] = {
+		{ "mthp", MM_RS_ANON_ORDER_MTHP }, { "arch\n", MM_RS_ANON_ORDER_ARCH },
+		{ "auto", MM_RS_ANON_ORDER_AUTO }, { "mthp\n", MM_RS_ANON_ORDER_MTHP },
+	};
+	int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_order_policy_set(good[i].in), 0);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(mm_rs_anon_order_policy), good[i].policy);
+		for (j = 0; j < ARRAY_SIZE(bad); j++) {
+			KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_order_policy_set(bad[j]), -EINVAL,
+					    "\"%s\"", bad[j]);
+			KUNIT_EXPECT_EQ(test, READ_ONCE(mm_rs_anon_order_policy), good[i].policy);
+		}
+	}
+}
+
+/* The RFC's arch_wants_pte_order(): arm64's contiguous-PTE block, else none. */
+#ifdef CONFIG_ARM64
+#define ARCH_PTE_ORDER (CONT_PTE_SHIFT - PAGE_SHIFT)
+#else
+#define ARCH_PTE_ORDER (-1)
+#endif
+
+/* The RFC's ANON_FOLIO_MAX_ORDER_UNHINTED, as it wrote it. */
+#define RFC_MAX_ORDER_UNHINTED \
+	(ilog2(max_t(unsigned long, SZ_64K, PAGE_SIZE)) - PAGE_SHIFT)
+
+/*
+ * The RFC's orders, {prefer, costly, 0} less the 0s and any order an
+ * anonymous fault does not map with PTEs, as a mask.
+ */
+static unsigned long rfc_orders(int arch, bool hinted)
+{
+	int prefer = max(arch, PAGE_ALLOC_COSTLY_ORDER);
+	unsigned long mask;
+
+	if (!hinted)
+		prefer = min_t(int, prefer, RFC_MAX_ORDER_UNHINTED);
+	mask = BIT(prefer) | (prefer > PAGE_ALLOC_COSTLY_ORDER ? BIT(PAGE_ALLOC_COSTLY_ORDER) : 0);
+	return mask & (BIT(PMD_ORDER) - 1) & ~(BIT(0) | BIT(1));
+}
+
+/*
+ * The arch policy's table: no arch preference (x86), arm64's contpte orders
+ * for 4K, 16K and 64K pages (4, 7, 5), orders below costly, and one at the
+ * PMD, each in a VMA that opted in to THP and one that did not.
+ */
+static void arch_orders_table(struct kunit *test)
+{
+	static const int arch[] = { -1, 0, 2, 3, 4, 5, 7, 8, PMD_ORDER, PMD_ORDER + 3 };
+	int i, hinted;
+
+	for (i = 0; i < ARRAY_SIZE(arch); i++)
+		for (hinted = 0; hinted < 2; hinted++)
+			KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_arch_orders_test(arch[i], hinted),
+					    rfc_orders(arch[i], hinted), "arch %d, hinted %d",
+					    arch[i], hinted);
+
+	/* Written out for 4K pages: what the RFC's numbers were for. */
+	if (PAGE_SIZE == SZ_4K) {
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_arch_orders_test(-1, false), BIT(3));
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_arch_orders_test(-1, true), BIT(3));
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_arch_orders_test(4, false), BIT(4) | BIT(3));
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_arch_orders_test(7, false), BIT(4) | BIT(3));
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_arch_orders_test(7, true), BIT(7) | BIT(3));
+	}
+	/* The auto policy's ceiling: the 64K cap, or the arch order where hinted. */
+	for (i = 0; i < ARRAY_SIZE(arch); i++) {
+		unsigned long hinted_top = rfc_orders(max(arch[i], RFC_MAX_ORDER_UNHINTED), true);
+
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_auto_max_order_test(arch[i], false),
+				    RFC_MAX_ORDER_UNHINTED >= FIRST_ORDER ?
+				    RFC_MAX_ORDER_UNHINTED : 0, "arch %d", arch[i]);
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_auto_max_order_test(arch[i], true),
+				    hinted_top ? __fls(hinted_top) : 0, "arch %d, hinted", arch[i]);
+	}
+}
+
+/* One VMA of the test mm, set up as @madv says, checked under @global. */
+static int eligible(struct kunit *test, enum global_mode global, int madv, bool disable_thp,
+		    vm_flags_t extra)
+{
+	struct policy_ctx *c = test->priv;
+	struct thp_knobs k = { .tpf = mm_rs_tpf_with_global(c->saved.tpf, global) };
+	unsigned long addr = mm_rs_map_anon(test, 4 * PAGE_SIZE);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	int ret;
+
+	KUNIT_ASSERT_NE(test, addr, 0);
+	mm_rs_knobs_set(&k);
+	if (madv)
+		KUNIT_EXPECT_EQ(test, do_madvise(mm, addr, 4 * PAGE_SIZE, madv), 0);
+	if (disable_thp)
+		set_bit(MMF_DISABLE_THP, &mm->flags);
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, addr);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	if (extra)
+		vm_flags_set(vma, extra);
+	mmap_write_downgrade(mm);
+	ret = mm_rs_anon_rfc_eligible_test(vma);
+	mmap_read_unlock(mm);
+	if (extra) {
+		mmap_write_lock(mm);
+		vm_flags_clear(vma, extra);
+		mmap_write_unlock(mm);
+	}
+	if (disable_thp)
+		clear_bit(MMF_DISABLE_THP, &mm->flags);
+	return ret;
+}
+
+/*
+ * The RFC's eligibility: no large folio where THP is disabled for the VMA,
+ * the process or the system; opted in under THP always, or madvise with
+ * MADV_HUGEPAGE; never with userfaultfd armed.
+ */
+static void rfc_eligibility(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_NEVER, 0, false, 0), -1);
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_NEVER, MADV_HUGEPAGE, false, 0), -1);
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_MADVISE, 0, false, 0), 0);
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_MADVISE, MADV_HUGEPAGE, false, 0), 1);
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_ALWAYS, 0, false, 0), 1);
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_ALWAYS, MADV_NOHUGEPAGE, false, 0), -1);
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_MADVISE, MADV_NOHUGEPAGE, false, 0), -1);
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_ALWAYS, 0, true, 0), -1);
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_MADVISE, 0, true, 0), -1);
+#ifdef CONFIG_USERFAULTFD
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_ALWAYS, 0, false, VM_UFFD_MISSING), -1);
+#endif
+}
+
+/* The auto controller, one fault at a time. */
+struct auto_sim {
+	unsigned long state[2];
+	struct mm_rs_auto_choice c;
+};
+
+static struct mm_rs_auto_choice *auto_fault(struct auto_sim *s, unsigned long page,
+					    unsigned int max, unsigned int mapped)
+{
+	mm_rs_anon_auto_decide_test(s->state, page, max, &s->c);
+	mm_rs_anon_auto_mapped_test(s->state, page, mapped, &s->c);
+	return &s->c;
+}
+
+/* Only decides, for the checks of what the next fault would be. */
+static struct mm_rs_auto_choice auto_peek(struct auto_sim *s, unsigned long page,
+					  unsigned int max)
+{
+	struct auto_sim copy = *s;
+
+	mm_rs_anon_auto_decide_test(copy.state, page, max, &copy.c);
+	return copy.c;
+}
+
+#define EXPECT_CHOICE(test, c, o, p, e) do {				\
+	KUNIT_EXPECT_EQ(test, (c)->order, (unsigned int)(o));		\
+	KUNIT_EXPECT_EQ(test, (c)->probe, (bool)(p));			\
+	KUNIT_EXPECT_EQ(test, (c)->event, (int)(e));			\
+} while (0)
+
+/* Each transition of the controller, from a zeroed (new) VMA. */
+static void auto_transitions(struct kunit *test)
+{
+	struct mm_rs_auto_choice *c, peek;
+	struct auto_sim s;
+	int i, probes;
+
+	/* A new VMA starts at the largest order; its first fault is a probe. */
+	memset(&s, 0, sizeof(s));
+	c = auto_fault(&s, 100, 4, 0);
+	EXPECT_CHOICE(test, c, 0, true, MM_RS_AUTO_NONE);
+	/* The probe's neighbour next: dense, the largest order, no probe yet. */
+	c = auto_fault(&s, 101, 4, 0);
+	EXPECT_CHOICE(test, c, 4, false, MM_RS_AUTO_DENSE);
+	/* A refault of the same page says nothing. */
+	memset(&s, 0, sizeof(s));
+	auto_fault(&s, 100, 4, 0);
+	c = auto_fault(&s, 100, 4, 0);
+	KUNIT_EXPECT_EQ(test, c->event, MM_RS_AUTO_NONE);
+	c = auto_fault(&s, 99, 4, 0);
+	KUNIT_EXPECT_EQ(test, c->event, MM_RS_AUTO_DENSE);
+
+	/* Past the neighbours, within a block of the largest order: sparse, order 0. */
+	memset(&s, 0, sizeof(s));
+	auto_fault(&s, 100, 4, 0);
+	c = auto_fault(&s, 104, 4, 0);
+	EXPECT_CHOICE(test, c, 0, false, MM_RS_AUTO_SPARSE);
+	/* At order 0 there is no probe, and a strided fault does not grow the order. */
+	for (i = 1; i < 100; i++) {
+		c = auto_fault(&s, 104 + 4 * i, 4, 0);
+		EXPECT_CHOICE(test, c, 0, false, MM_RS_AUTO_NONE);
+	}
+	/* Backwards within the block: sparse too. */
+	memset(&s, 0, sizeof(s));
+	auto_fault(&s, 100, 4, 0);
+	c = auto_fault(&s, 100 - 16, 4, 0);
+	KUNIT_EXPECT_EQ(test, c->event, MM_RS_AUTO_SPARSE);
+
+	/*
+	 * From order 0, a fault that continues the last folio grows the order;
+	 * the probe interval, reset by the sparse verdict, has run out, so the
+	 * new order is first checked by a probe, and the dense verdict follows.
+	 */
+	c = auto_fault(&s, 200, 4, 0);
+	KUNIT_EXPECT_EQ(test, c->order, 0);
+	c = auto_fault(&s, 201, 4, 0);
+	EXPECT_CHOICE(test, c, 0, true, MM_RS_AUTO_GROW);
+	c = auto_fault(&s, 202, 4, 0);
+	EXPECT_CHOICE(test, c, 4, false, MM_RS_AUTO_DENSE);
+	/* Backwards (a stack growing down) grows too. */
+	memset(&s, 0, sizeof(s));
+	auto_fault(&s, 500, 4, 0);
+	auto_fault(&s, 504, 4, 0);		/* sparse: order 0 */
+	auto_fault(&s, 600, 4, 0);
+	c = auto_fault(&s, 599, 4, 0);
+	KUNIT_EXPECT_EQ(test, c->event, MM_RS_AUTO_GROW);
+	/*
+	 * A dense VMA whose ceiling rises (MADV_HUGEPAGE in a hinted VMA) grows
+	 * a step a folio that continues the last: with the probe interval long
+	 * by then, one order after the other up to the new ceiling.
+	 */
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < 64; i++)
+		auto_fault(&s, 1024 + i, 4, 0);
+	{
+		unsigned long page = 4096;
+		unsigned int top = 0, grows = 0;
+
+		auto_fault(&s, page - 1, 4, 0);
+		for (i = 0; i < 6; i++) {
+			unsigned int mapped;
+
+			mm_rs_anon_auto_decide_test(s.state, page, 8, &s.c);
+			c = &s.c;
+			if (c->event == MM_RS_AUTO_GROW) {
+				grows++;
+				KUNIT_EXPECT_FALSE(test, c->probe);
+				KUNIT_EXPECT_EQ(test, c->order, 4 + grows);
+			}
+			top = max(top, c->order);
+			/* What a sequential fault maps: the block must be aligned. */
+			mapped = min_t(unsigned int, c->order, __ffs(page));
+			if (mapped < FIRST_ORDER)
+				mapped = 0;
+			mm_rs_anon_auto_mapped_test(s.state, page, mapped, c);
+			page += 1UL << mapped;
+		}
+		KUNIT_EXPECT_EQ(test, grows, 4);
+		KUNIT_EXPECT_EQ(test, top, 8);
+	}
+	/* The ceiling moves with the VMA (MADV_NOHUGEPAGE, THP knobs): it clamps the order. */
+	c = auto_fault(&s, 1, 2, 0);
+	KUNIT_EXPECT_LE(test, c->order, 2);
+
+	/* A strided scan past the largest block is told by its stride at the next probe. */
+	memset(&s, 0, sizeof(s));
+	auto_fault(&s, 0, 4, 0);		/* probe */
+	c = auto_fault(&s, 32, 4, 4);		/* no verdict: no stride known yet */
+	EXPECT_CHOICE(test, c, 4, false, MM_RS_AUTO_NONE);
+	c = auto_fault(&s, 64, 4, 0);		/* the next probe */
+	EXPECT_CHOICE(test, c, 0, true, MM_RS_AUTO_NONE);
+	c = auto_fault(&s, 96, 4, 0);		/* the same stride: sparse */
+	EXPECT_CHOICE(test, c, 0, false, MM_RS_AUTO_SPARSE);
+
+	/*
+	 * Random faults: no verdict, and probes ever rarer, at most one in
+	 * 4096 faults once the interval is at its longest.
+	 */
+	memset(&s, 0, sizeof(s));
+	probes = 0;
+	for (i = 0; i < 40000; i++) {
+		c = auto_fault(&s, 1000 + (get_random_u32() % (1 << 20)) * 17, 4, 4);
+		KUNIT_EXPECT_NE(test, c->event, MM_RS_AUTO_SPARSE);
+		probes += c->probe;
+	}
+	KUNIT_EXPECT_GE(test, probes, 12);
+	KUNIT_EXPECT_LE(test, probes, 12 + 40000 / 4096 + 1);
+}
+
+/* A VMA of @nr pages as a model of its page table: which pages are mapped. */
+struct vma_model {
+	unsigned long *mapped;
+	unsigned long nr, faults;
+};
+
+/*
+ * A first touch of @page: the controller chooses, the largest order up to
+ * its choice whose aligned block lies in the VMA and has no mapped page is
+ * mapped (the fault's fallback walk), and the controller is told.
+ */
+static void model_touch(struct vma_model *m, struct auto_sim *s, unsigned long page,
+			unsigned int max)
+{
+	int order;
+
+	if (test_bit(page, m->mapped))
+		return;
+	m->faults++;
+	mm_rs_anon_auto_decide_test(s->state, page, max, &s->c);
+	for (order = s->c.order; order >= FIRST_ORDER; order--) {
+		unsigned long start = ALIGN_DOWN(page, 1UL << order);
+
+		if (start + (1UL << order) <= m->nr &&
+		    find_next_bit(m->mapped, start + (1UL << order), start) >=
+		    start + (1UL << order))
+			break;
+	}
+	if (order < FIRST_ORDER)
+		order = 0;
+	bitmap_set(m->mapped, ALIGN_DOWN(page, 1UL << order), 1UL << order);
+	mm_rs_anon_auto_mapped_test(s->state, page, order, &s->c);
+}
+
+enum pattern { DENSE_SEQ, DENSE_DESC, DENSE_RANDOM, SPARSE_16K, SPARSE_64K, SPARSE_2M };
+
+static const char * const pattern_name[] = {
+	"dense sequential", "dense descending", "dense random",
+	"one page per 16K", "one page per 64K", "one page per 2M",
+};
+
+/*
+ * Whole access patterns over 64 MiB against the model: on dense ones the
+ * controller takes within 10% of the faults of the largest order alone; on
+ * sparse ones it maps within 10% of the pages order 0 would.
+ */
+static void auto_patterns_modelled(struct kunit *test)
+{
+	const unsigned int max = mm_rs_anon_auto_max_order_test(-1, false);
+	const unsigned long nr = SZ_64M >> PAGE_SHIFT;
+	struct vma_model m = { .nr = nr };
+	unsigned long *order;
+	enum pattern p;
+	unsigned long i;
+
+	KUNIT_ASSERT_GE(test, max, FIRST_ORDER);
+	m.mapped = kunit_kcalloc(test, BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
+	order = kunit_kcalloc(test, nr, sizeof(*order), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.mapped);
+	KUNIT_ASSERT_NOT_NULL(test, order);
+	for (i = 0; i < nr; i++)
+		order[i] = i;
+	for (i = nr - 1; i > 0; i--)
+		swap(order[i], order[get_random_u32_below(i + 1)]);
+
+	for (p = DENSE_SEQ; p <= SPARSE_2M; p++) {
+		unsigned long step = p == SPARSE_16K ? SZ_16K >> PAGE_SHIFT :
+				     p == SPARSE_64K ? SZ_64K >> PAGE_SHIFT :
+				     p == SPARSE_2M ? SZ_2M >> PAGE_SHIFT : 1;
+		unsigned long touched = 0, rss;
+		struct auto_sim s = {};
+
+		bitmap_zero(m.mapped, nr);
+		m.faults = 0;
+		for (i = 0; i < nr; i += step) {
+			unsigned long page = p == DENSE_DESC ? nr - 1 - i :
+					     p == DENSE_RANDOM ? order[i] : i;
+
+			model_touch(&m, &s, page, max);
+			touched++;
+		}
+		rss = bitmap_weight(m.mapped, nr);
+		kunit_info(test, "%s: %lu touched, %lu faults, %lu mapped", pattern_name[p],
+			   touched, m.faults, rss);
+		if (step == 1)
+			KUNIT_EXPECT_LE_MSG(test, m.faults * 10, (nr >> max) * 11, "%s",
+					    pattern_name[p]);
+		else
+			KUNIT_EXPECT_LE_MSG(test, rss * 10, touched * 11, "%s", pattern_name[p]);
+	}
+}
+
+/* The order of the folio mapped at @addr, -1 if none. */
+static int folio_order_at(unsigned long addr)
+{
+	struct page *page;
+	int order;
+
+	if (get_user_pages_fast_only(addr, 1, 0, &page) != 1)
+		return -1;
+	order = folio_order(page_folio(page));
+	put_page(page);
+	return order;
+}
+
+/* The THP knobs: global mode @g, every mTHP size off (the RFC policies ignore them). */
+static void knobs_global(struct kunit *test, enum global_mode g)
+{
+	struct policy_ctx *c = test->priv;
+	struct thp_knobs k = { .tpf = mm_rs_tpf_with_global(c->saved.tpf, g) };
+
+	mm_rs_knobs_set(&k);
+}
+
+/*
+ * The arch policy on real faults: the preferred order (arm64: the contpte
+ * order; x86: costly) whatever the mTHP knobs say, falling back to costly
+ * when the preferred block does not fit, to 0 when nothing does, and nothing
+ * large where THP is disabled.
+ */
+static void arch_faults(struct kunit *test)
+{
+	const unsigned long orders = mm_rs_anon_arch_orders_test(
+		ARCH_PTE_ORDER, false);
+	const int prefer = __fls(orders);
+	struct mm_struct *mm = current->mm;
+	unsigned long base, addr;
+
+	mm_rs_paths_all(true);
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("arch"), 0);
+	knobs_global(test, GLOBAL_MADVISE);
+	if (IS_ENABLED(CONFIG_ARM64) && PAGE_SIZE == SZ_4K)
+		KUNIT_EXPECT_EQ(test, prefer, 4);
+	if (IS_ENABLED(CONFIG_X86))
+		KUNIT_EXPECT_EQ(test, prefer, PAGE_ALLOC_COSTLY_ORDER);
+
+	/* The preferred order in a roomy VMA. */
+	base = mm_rs_map_anon(test, 4 * PMD_SIZE);
+	KUNIT_ASSERT_NE(test, base, 0);
+	addr = ALIGN(base, PMD_SIZE) + PMD_SIZE / 2 + 5 * PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)addr), 0);
+	KUNIT_EXPECT_EQ(test, folio_order_at(addr), prefer);
+
+	/*
+	 * Where a page of the preferred block is mapped (at order 0, by the
+	 * mthp policy with every size off): costly in the other half, or 0.
+	 */
+	addr = ALIGN(base, PMD_SIZE) + PMD_SIZE;
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("mthp"), 0);
+	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)addr), 0);
+	KUNIT_EXPECT_EQ(test, folio_order_at(addr), 0);
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("arch"), 0);
+	addr += (PAGE_SIZE << prefer) / 2;
+	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)addr), 0);
+	KUNIT_EXPECT_EQ(test, folio_order_at(addr),
+			prefer > PAGE_ALLOC_COSTLY_ORDER ? PAGE_ALLOC_COSTLY_ORDER : 0);
+
+	/* A VMA smaller than any large block: order 0. */
+	base = mm_rs_map_anon(test, 3 * PAGE_SIZE);
+	KUNIT_ASSERT_NE(test, base, 0);
+	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)(base + PAGE_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, folio_order_at(base + PAGE_SIZE), 0);
+
+	/* MADV_NOHUGEPAGE, and THP never: nothing large. */
+	base = mm_rs_map_anon(test, 4 * PMD_SIZE);
+	KUNIT_ASSERT_NE(test, base, 0);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, 4 * PMD_SIZE, MADV_NOHUGEPAGE), 0);
+	addr = ALIGN(base, PMD_SIZE) + PMD_SIZE / 2;
+	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)addr), 0);
+	KUNIT_EXPECT_EQ(test, folio_order_at(addr), 0);
+	knobs_global(test, GLOBAL_NEVER);
+	base = mm_rs_map_anon(test, 4 * PMD_SIZE);
+	KUNIT_ASSERT_NE(test, base, 0);
+	addr = ALIGN(base, PMD_SIZE) + PMD_SIZE / 2;
+	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)addr), 0);
+	KUNIT_EXPECT_EQ(test, folio_order_at(addr), 0);
+}
+
+static unsigned long vm_event(enum vm_event_item item)
+{
+	unsigned long *ev = kcalloc(NR_VM_EVENT_ITEMS, sizeof(*ev), GFP_KERNEL);
+	unsigned long v = 0;
+
+	if (ev) {
+		all_vm_events(ev);
+		v = ev[item];
+		kfree(ev);
+	}
+	return v;
+}
+
+/* Touches one byte every @step bytes of [@start, @start + @len), forwards. */
+static int touch_every(unsigned long start, unsigned long len, unsigned long step)
+{
+	unsigned long a;
+
+	for (a = start; a < start + len; a += step)
+		if (put_user((char)1, (char __user *)a))
+			return -EFAULT;
+	return 0;
+}
+
+/*
+ * The auto policy on real faults: a dense sequential touch of 4 MiB ends up
+ * almost all in folios of the largest order, with the dense verdicts
+ * counted; one page per 16K ends up all order 0 but the first (a probe), so
+ * the mm maps only what it touched.
+ */
+static void auto_faults(struct kunit *test)
+{
+	const unsigned int max = mm_rs_anon_auto_max_order_test(
+		ARCH_PTE_ORDER, false);
+	const unsigned long len = SZ_4M;
+	struct mm_struct *mm = current->mm;
+	unsigned long base, a, in_max = 0, dense0, sparse0;
+	long anon0;
+
+	KUNIT_ASSERT_GE(test, max, FIRST_ORDER);
+	mm_rs_paths_all(true);
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("auto"), 0);
+	knobs_global(test, GLOBAL_MADVISE);
+
+	base = mm_rs_map_anon(test, len);
+	KUNIT_ASSERT_NE(test, base, 0);
+	dense0 = vm_event(MM_RS_ANON_AUTO_DENSE);
+	KUNIT_ASSERT_EQ(test, touch_every(base, len, PAGE_SIZE), 0);
+	for (a = base; a < base + len; a += PAGE_SIZE)
+		in_max += folio_order_at(a) == max;
+	kunit_info(test, "dense: %lu of %lu pages in order-%u folios", in_max, len >> PAGE_SHIFT,
+		   max);
+	KUNIT_EXPECT_GE(test, in_max * 10, (len >> PAGE_SHIFT) * 9);
+	KUNIT_EXPECT_GT(test, vm_event(MM_RS_ANON_AUTO_DENSE), dense0);
+
+	base = mm_rs_map_anon(test, len);
+	KUNIT_ASSERT_NE(test, base, 0);
+	sparse0 = vm_event(MM_RS_ANON_AUTO_SPARSE);
+	anon0 = mm_rs_anon_pages(mm);
+	KUNIT_ASSERT_EQ(test, touch_every(base, len, SZ_16K), 0);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm) - anon0, (long)(len / SZ_16K));
+	for (a = base; a < base + len; a += SZ_16K)
+		KUNIT_EXPECT_EQ(test, folio_order_at(a), 0);
+	KUNIT_EXPECT_EQ(test, vm_event(MM_RS_ANON_AUTO_SPARSE), sparse0 + 1);
+
+	/* MADV_NOHUGEPAGE: nothing large, dense or not. */
+	base = mm_rs_map_anon(test, len);
+	KUNIT_ASSERT_NE(test, base, 0);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, len, MADV_NOHUGEPAGE), 0);
+	KUNIT_ASSERT_EQ(test, touch_every(base, len, PAGE_SIZE), 0);
+	for (a = base; a < base + len; a += SZ_64K)
+		KUNIT_EXPECT_EQ(test, folio_order_at(a), 0);
+}
+
+/* The mthp policy (the default) ignores the VMA's hint: C's decisions, checked elsewhere. */
+static void mthp_ignores_hint(struct kunit *test)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	unsigned long base;
+
+	mm_rs_paths_all(true);
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("mthp"), 0);
+	knobs_global(test, GLOBAL_MADVISE);
+	base = mm_rs_map_anon(test, SZ_1M);
+	KUNIT_ASSERT_NE(test, base, 0);
+	KUNIT_ASSERT_EQ(test, touch_every(base, SZ_1M, PAGE_SIZE), 0);
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, base);
+	KUNIT_EXPECT_NOT_NULL(test, vma);
+	if (vma) {
+		KUNIT_EXPECT_EQ(test, vma->mm_rs_anon_order[0], 0);
+		KUNIT_EXPECT_EQ(test, vma->mm_rs_anon_order[1], 0);
+	}
+	mmap_read_unlock(mm);
+	KUNIT_EXPECT_EQ(test, folio_order_at(base), 0);
+}
+
+static struct kunit_case anon_policy_cases[] = {
+	KUNIT_CASE(policy_knob_values),
+	KUNIT_CASE(arch_orders_table),
+	KUNIT_CASE(rfc_eligibility),
+	KUNIT_CASE(auto_transitions),
+	KUNIT_CASE(auto_patterns_modelled),
+	KUNIT_CASE(arch_faults),
+	KUNIT_CASE(auto_faults),
+	KUNIT_CASE(mthp_ignores_hint),
+	{}
+};
+
+static struct kunit_suite anon_policy_suite = {
+	.name = "mm_rs_anon_policy",
+	.init = policy_test_init,
+	.exit = policy_test_exit,
+	.test_cases = anon_policy_cases,
+};
+
+kunit_test_suite(anon_policy_suite);
+
+MODULE_DESCRIPTION("KUnit tests for mm-rs anonymous order policies");
+MODULE_LICENSE("GPL");

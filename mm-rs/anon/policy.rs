@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Which large orders an anonymous fault tries, by policy (`/sys/kernel/mm/mm_rs/anon_order_policy`).
+//!
+//! - `mthp` (default): mainline's per-size mTHP knobs, exactly as C's `alloc_anon_folio()`
+//!   ([`super::order`]).
+//! - `arch`: the policy of the LARGE_ANON_FOLIO RFC (v4, 2023): no large folio where THP is
+//!   disabled (`MADV_NOHUGEPAGE`, `PR_SET_THP_DISABLE`, THP `never`); otherwise the larger of the
+//!   architecture's preferred order ([`arch_wants_pte_order`]; arm64: its contiguous-PTE size)
+//!   and `PAGE_ALLOC_COSTLY_ORDER`, capped at 64K in a VMA that did not opt in to THP, falling
+//!   back through `PAGE_ALLOC_COSTLY_ORDER` to order 0.
+//! - `auto`: a per-VMA controller ([`AutoState`]) that grows the order while faults continue the
+//!   last folio and, from time to time, maps one page alone (a *probe*) to see whether its
+//!   neighbours get touched: if the next fault is the probe's neighbour the VMA is dense and gets
+//!   the largest order; if it skips ahead the VMA is sparse and gets order 0. Bounded by the
+//!   eligibility of `arch`, and by its 64K cap (or the arch order, if larger, where the VMA
+//!   opted in to THP).
+//!
+//! Every policy only chooses the orders to try; which of them fit the VMA and have no populated
+//! entry, the allocation, the charge and the fallback are common ([`super::alloc`]).
+
+use kernel::mm::{
+    order::OrderSet,
+    thp::{AnonThpKnobs, PMD_ORDER, THP_ORDERS_ALL_ANON},
+    virt::{flags, VmaRef},
+};
+use kernel::page::PAGE_SHIFT;
+
+/// The anonymous order policy (C's `enum mm_rs_anon_order_policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Policy {
+    /// Mainline's mTHP knobs, as C decides.
+    Mthp,
+    /// The RFC's arch-preferred order.
+    Arch,
+    /// The per-VMA controller.
+    Auto,
+}
+
+impl Policy {
+    /// The policy C's `mm_rs_anon_order_policy` holds; an unknown value is `mthp`.
+    #[inline]
+    pub(crate) fn from_raw(raw: u32) -> Self {
+        match raw {
+            kernel::bindings::mm_rs_anon_order_policy_MM_RS_ANON_ORDER_ARCH => Self::Arch,
+            kernel::bindings::mm_rs_anon_order_policy_MM_RS_ANON_ORDER_AUTO => Self::Auto,
+            _ => Self::Mthp,
+        }
+    }
+}
+
+/// `PAGE_ALLOC_COSTLY_ORDER`: the RFC's default, and its first fallback.
+pub(crate) const COSTLY_ORDER: u32 = kernel::bindings::MM_RS_PAGE_ALLOC_COSTLY_ORDER;
+
+/// The RFC's cap for a VMA that did not opt in to THP, `ANON_FOLIO_MAX_ORDER_UNHINTED`: 64K, or
+/// order 0 where a page is 64K or more.
+pub(crate) const UNHINTED_MAX_ORDER: u32 = 16u32.saturating_sub(PAGE_SHIFT as u32);
+
+/// The orders an anonymous fault maps with PTEs: the mTHP orders below `PMD_ORDER`.
+#[inline]
+pub(crate) fn anon_pte_orders() -> OrderSet {
+    THP_ORDERS_ALL_ANON.and(OrderSet::range(0, PMD_ORDER.saturating_sub(1)))
+}
+
+/// The architecture's preferred order for PTE-mapped anonymous memory, as the RFC's
+/// `arch_wants_pte_order()`: arm64 maps naturally aligned blocks of `CONT_PTES` entries with one
+/// TLB entry (64K with 4K pages, 2M with 16K or 64K pages); x86 has no preference.
+#[inline]
+pub(crate) fn arch_wants_pte_order() -> Option<u32> {
+    u32::try_from(kernel::bindings::MM_RS_ARCH_PTE_ORDER).ok()
+}
+
+/// Whether the RFC policies allow large folios for an anonymous fault in `vma`, and if so
+/// whether the VMA opted in to THP: `Some(hinted)`.
+///
+/// Not where THP is disabled: by the hardware, for the VMA (`MADV_NOHUGEPAGE`) or the process
+/// (`PR_SET_THP_DISABLE`), or globally (`never`); not in a VMA armed with userfaultfd (which
+/// needs a fault per page) or a stack that `execve()` is still setting up, as for `mthp`. It
+/// opted in when THP is `always`, or `madvise` and the VMA has `MADV_HUGEPAGE`, as the RFC's
+/// `hugepage_vma_check()`.
+#[inline]
+pub(crate) fn rfc_eligible(vma: &VmaRef, knobs: &AnonThpKnobs) -> Option<bool> {
+    let vm_flags = vma.flags();
+    if !vma.is_anonymous()
+        || vm_flags & (flags::UFFD_ANY | flags::NOHUGEPAGE) != 0
+        || knobs.disabled_by_hw
+        || !knobs.global_enabled
+        || vma.mm().thp_disabled()
+        || vma.is_temporary_stack()
+    {
+        return None;
+    }
+    Some(knobs.global_always || vm_flags & flags::HUGEPAGE != 0)
+}
+
+/// The `arch` policy's orders, largest first: the preferred order, then
+/// `PAGE_ALLOC_COSTLY_ORDER` if the preferred one is larger, as the RFC's `{prefer, costly, 0}`
+/// (order 0 is the common fallback).
+///
+/// The preferred order is the larger of the architecture's and `PAGE_ALLOC_COSTLY_ORDER`,
+/// capped at [`UNHINTED_MAX_ORDER`] unless the VMA opted in to THP (`hinted`).
+#[inline]
+pub(crate) fn arch_orders(arch: Option<u32>, hinted: bool) -> OrderSet {
+    let prefer = arch.map_or(COSTLY_ORDER, |order| order.max(COSTLY_ORDER));
+    let prefer = if hinted {
+        prefer
+    } else {
+        prefer.min(UNHINTED_MAX_ORDER)
+    };
+    let mut orders = OrderSet::single(prefer);
+    if prefer > COSTLY_ORDER {
+        orders = orders.or(OrderSet::single(COSTLY_ORDER));
+    }
+    orders.and(anon_pte_orders())
+}
+
+/// The largest order `auto` grows to: the `arch` cap ([`UNHINTED_MAX_ORDER`]), or where the VMA
+/// opted in to THP the larger of that and the arch order; never above the orders a fault maps
+/// with PTEs.
+#[inline]
+pub(crate) fn auto_max_order(arch: Option<u32>, hinted: bool) -> u32 {
+    let max = if hinted {
+        arch.map_or(COSTLY_ORDER, |o| o.max(COSTLY_ORDER))
+            .max(UNHINTED_MAX_ORDER)
+    } else {
+        UNHINTED_MAX_ORDER
+    };
+    anon_pte_orders().at_or_below(max).highest().unwrap_or(0)
+}
+
+/// The orders to try for `auto`'s choice `order`, largest first: every mTHP order up to it.
+#[inline]
+pub(crate) fn auto_orders(order: u32) -> OrderSet {
+    anon_pte_orders().at_or_below(order)
+}
+
+/// The probe interval's largest exponent: a dense VMA is probed at least every 4096 faults.
+const MAX_BACKOFF: u8 = 12;
+
+/// Flag: the state has been set up (a VMA starts zeroed).
+const F_INIT: u8 = 1 << 0;
+/// Flag: the last fault's page was mapped alone as a probe.
+const F_PROBE: u8 = 1 << 1;
+/// Flag: `last` holds a fault.
+const F_LAST: u8 = 1 << 2;
+
+/// What the `auto` controller learnt from a fault, counted in `/proc/vmstat`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AutoEvent {
+    /// Nothing.
+    None,
+    /// The fault continued the last folio: the order went up a step.
+    Grow,
+    /// The fault touched the last probe's neighbour: the VMA is dense, the order is the largest.
+    Dense,
+    /// The fault skipped the last probe's neighbours: the VMA is sparse, the order is 0.
+    Sparse,
+}
+
+/// The choice of `auto` for one fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AutoChoice {
+    /// The largest order to try (0: order 0 only).
+    pub(crate) order: u32,
+    /// This fault is a probe: map its page alone.
+    pub(crate) probe: bool,
+    /// What the controller learnt.
+    pub(crate) event: AutoEvent,
+}
+
+/// The `auto` controller's state for one VMA: two words of `vm_area_struct`, read and written
+/// without a lock by the faults of the VMA (as `struct file_ra_state` is by readahead), so a
+/// concurrent fault's update may be lost; every choice is still checked against the VMA and the
+/// page table before anything is mapped.
+///
+/// The state is a prediction of the next fault of the VMA's main access stream: where the last
+/// one was, the distance from the one before, and the order the controller wants. It is copied
+/// with the VMA on split, `mremap()` and `fork()` (the copy predicts the same stream), and the
+/// survivor's is kept on a merge.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct AutoState {
+    /// The page index (`address >> PAGE_SHIFT`) of the last fault.
+    last: usize,
+    /// Pages from the fault before the last one to the last one; 0 if not known.
+    stride: i32,
+    /// Faults since the last probe.
+    count: u16,
+    /// The order the controller wants.
+    order: u8,
+    /// The order of the last fault's folio.
+    last_order: u8,
+    /// The next probe comes `1 << backoff` faults after the last one.
+    backoff: u8,
+    /// `F_*`.
+    flags: u8,
+}
+
+impl AutoState {
+    /// Unpacks the state from its two words.
+    #[inline]
+    pub(crate) fn from_words(w: [usize; 2]) -> Self {
+        let c = w[1] as u64;
+        Self {
+            last: w[0],
+            stride: c as u32 as i32,
+            count: (c >> 32) as u16,
+            order: ((c >> 48) & 0xf) as u8,
+            last_order: ((c >> 52) & 0xf) as u8,
+            backoff: ((c >> 56) & 0xf) as u8,
+            flags: ((c >> 60) & 0xf) as u8,
+        }
+    }
+
+    /// Packs the state into its two words.
+    #[inline]
+    pub(crate) fn to_words(self) -> [usize; 2] {
+        let c = u64::from(self.stride as u32)
+            | u64::from(self.count) << 32
+            | u64::from(self.order & 0xf) << 48
+            | u64::from(self.last_order & 0xf) << 52
+            | u64::from(self.backoff & 0xf) << 56
+            | u64::from(self.flags & 0xf) << 60;
+        [self.last, c as usize]
+    }
+
+    /// Decides a fault at page index `page` in a VMA whose largest order is `max` (below 16),
+    /// and records it: the largest order to try, whether it is a probe, and what was learnt.
+    /// [`Self::mapped`] then records the order that was mapped.
+    #[inline]
+    pub(crate) fn decide(&mut self, page: usize, max: u32) -> AutoChoice {
+        let max = max.min(15) as u8;
+        if self.flags & F_INIT == 0 {
+            // A new VMA: start at the largest order; its first fault is a probe.
+            *self = Self {
+                order: max,
+                flags: F_INIT,
+                ..Self::default()
+            };
+        }
+        self.order = self.order.min(max);
+        let mut event = AutoEvent::None;
+        let mut stride = 0;
+        if self.flags & F_LAST != 0 {
+            let d = page.wrapping_sub(self.last) as isize;
+            stride = i32::try_from(d).unwrap_or(0);
+            if self.flags & F_PROBE != 0 && d != 0 {
+                self.flags &= !F_PROBE;
+                event = self.probe_verdict(d, max);
+            } else if self.adjacent(page) && self.order < max {
+                // 0 grows to the smallest mTHP order; no anonymous folio has order 1.
+                self.order = (self.order + 1).max(2).min(max);
+                event = AutoEvent::Grow;
+            }
+        }
+        self.stride = stride;
+        self.count = self.count.saturating_add(1);
+        let probe = self.order > 0 && u32::from(self.count) >= 1u32 << self.backoff;
+        if probe {
+            self.count = 0;
+        }
+        AutoChoice {
+            order: if probe { 0 } else { u32::from(self.order) },
+            probe,
+            event,
+        }
+    }
+
+    /// What the fault `d` pages from the last probe says of the VMA.
+    #[inline]
+    fn probe_verdict(&mut self, d: isize, max: u8) -> AutoEvent {
+        let span = 1isize << max;
+        if d == 1 || d == -1 {
+            // The probe's neighbour: pages are touched one after the other.
+            self.order = max;
+            self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+            AutoEvent::Dense
+        } else if (d.unsigned_abs() > 1 && d.unsigned_abs() <= span as usize)
+            || (self.stride != 0 && d == self.stride as isize)
+        {
+            // Past the probe's neighbours but within a block of the largest order (which would
+            // have been mapped whole for one page), or a strided scan going on at the stride
+            // that reached the probe: one page of several is touched.
+            self.order = 0;
+            self.backoff = 0;
+            AutoEvent::Sparse
+        } else {
+            // Elsewhere: a random access, or another stream. No verdict; probe less often.
+            self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+            AutoEvent::None
+        }
+    }
+
+    /// Whether a fault at `page` continues the last folio, forwards or backwards.
+    #[inline]
+    fn adjacent(&self, page: usize) -> bool {
+        let nr = 1usize << self.last_order;
+        let start = self.last & !(nr - 1);
+        page == start.wrapping_add(nr) || page.wrapping_add(1) == start
+    }
+
+    /// Records that the fault at `page` that [`Self::decide`] chose for mapped a folio of
+    /// `order` (0 also when it fell back, or was a probe).
+    #[inline]
+    pub(crate) fn mapped(&mut self, page: usize, order: u32, choice: &AutoChoice) {
+        self.last = page;
+        self.last_order = order.min(15) as u8;
+        self.flags |= F_LAST;
+        if choice.probe {
+            self.flags |= F_PROBE;
+        }
+    }
+}
+
+/// KUnit entry for [`arch_orders`]; `arch` < 0 is no preference.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub extern "C" fn mm_rs_anon_arch_orders_test(
+    arch: kernel::ffi::c_int,
+    hinted: bool,
+) -> kernel::ffi::c_ulong {
+    arch_orders(u32::try_from(arch).ok(), hinted).bits()
+}
+
+/// KUnit entry for [`auto_max_order`]; `arch` < 0 is no preference.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub extern "C" fn mm_rs_anon_auto_max_order_test(arch: kernel::ffi::c_int, hinted: bool) -> u32 {
+    auto_max_order(u32::try_from(arch).ok(), hinted)
+}
+
+/// KUnit entry for [`rfc_eligible`] with the knobs as they are: -1 no large folios, 0 large
+/// folios, 1 large folios and the VMA opted in to THP.
+///
+/// # Safety
+///
+/// `vma` must be a valid VMA of a user address space whose mmap read lock the caller holds.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_anon_rfc_eligible_test(
+    vma: *mut kernel::bindings::vm_area_struct,
+) -> kernel::ffi::c_int {
+    // SAFETY: Guaranteed by the caller.
+    let vma = unsafe { VmaRef::from_raw(vma) };
+    match rfc_eligible(vma, &AnonThpKnobs::read()) {
+        None => -1,
+        Some(hinted) => kernel::ffi::c_int::from(hinted),
+    }
+}
+
+/// KUnit entry for [`AutoState::decide`] on the state in `state[0..2]`.
+///
+/// # Safety
+///
+/// `state` must point to two `unsigned long`s and `choice` to a `struct mm_rs_auto_choice`, both
+/// writable and used by nobody else for the call.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_anon_auto_decide_test(
+    state: *mut kernel::ffi::c_ulong,
+    page: kernel::ffi::c_ulong,
+    max: u32,
+    choice: *mut kernel::bindings::mm_rs_auto_choice,
+) {
+    // SAFETY: Guaranteed by the caller; `unsigned long` is `usize` in the kernel.
+    let (words, out) = unsafe { (&mut *state.cast::<[usize; 2]>(), &mut *choice) };
+    let mut st = AutoState::from_words(*words);
+    let c = st.decide(page as usize, max);
+    *words = st.to_words();
+    out.order = c.order;
+    out.probe = c.probe;
+    out.event = match c.event {
+        AutoEvent::None => kernel::bindings::mm_rs_auto_event_MM_RS_AUTO_NONE,
+        AutoEvent::Grow => kernel::bindings::mm_rs_auto_event_MM_RS_AUTO_GROW,
+        AutoEvent::Dense => kernel::bindings::mm_rs_auto_event_MM_RS_AUTO_DENSE,
+        AutoEvent::Sparse => kernel::bindings::mm_rs_auto_event_MM_RS_AUTO_SPARSE,
+    } as kernel::ffi::c_int;
+}
+
+/// KUnit entry for [`AutoState::mapped`] on the state in `state[0..2]`.
+///
+/// # Safety
+///
+/// As for [`mm_rs_anon_auto_decide_test`]; `choice` is only read.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_anon_auto_mapped_test(
+    state: *mut kernel::ffi::c_ulong,
+    page: kernel::ffi::c_ulong,
+    order: u32,
+    choice: *const kernel::bindings::mm_rs_auto_choice,
+) {
+    // SAFETY: Guaranteed by the caller; `unsigned long` is `usize` in the kernel.
+    let (words, c) = unsafe { (&mut *state.cast::<[usize; 2]>(), &*choice) };
+    let page = page as usize;
+    let mut st = AutoState::from_words(*words);
+    let c = AutoChoice {
+        order: c.order,
+        probe: c.probe,
+        event: AutoEvent::None,
+    };
+    st.mapped(page, order, &c);
+    *words = st.to_words();
+}
+
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+export_check!(
+    mm_rs_anon_arch_orders_test,
+    mm_rs_anon_auto_max_order_test,
+    mm_rs_anon_rfc_eligible_test,
+    mm_rs_anon_auto_decide_test,
+    mm_rs_anon_auto_mapped_test,
+);
