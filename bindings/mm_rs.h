@@ -232,14 +232,16 @@ struct mm_rs_detached_pte {
  * across the restarts of zap_pte_range() for it. The caller zero-initialises
  * it once per zap; only Rust reads or changes it.
  */
+struct mm_rs_pt_pass {
+	unsigned long end;	/* end of the zap in the table; 0: none yet */
+	unsigned int live;	/* entries the zap left live in the table */
+	bool whole;		/* the zap covers the whole table */
+	bool relocked;		/* the PTE lock was dropped during the zap */
+};
+
 struct mm_rs_pt_zap {
-	struct mm_rs_pt_pass {
-		unsigned long end;	/* end of the zap in the table; 0: none yet */
-		unsigned int live;	/* entries the zap left live in the table */
-		bool whole;		/* the zap covers the whole table */
-		bool relocked;		/* the PTE lock was dropped during the zap */
-	} pass;
-	struct mm_rs_detached_pte detached;
+	struct mm_rs_pt_pass pass;		/* mm/mm_rs/pt_reclaim/zap.rs */
+	struct mm_rs_detached_pte detached;	/* the fast path's table */
 };
 
 #ifdef CONFIG_MM_RS_PT_RECLAIM

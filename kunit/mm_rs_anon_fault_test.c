@@ -969,8 +969,8 @@ static void forced_write_readonly_vma(struct kunit *test)
 		addr += 5 * PAGE_SIZE;
 		mm_rs_paths_all(rust);
 		enable_only(test, 0);
-		KUNIT_ASSERT_EQ(test, access_process_vm(current, addr, &v, 1,
-							FOLL_FORCE | FOLL_WRITE), 1);
+		/* As /proc/PID/mem writes (the test thread is a kthread: no access_process_vm()). */
+		KUNIT_ASSERT_EQ(test, access_remote_vm(mm, addr, &v, 1, FOLL_FORCE | FOLL_WRITE), 1);
 		KUNIT_ASSERT_EQ(test, get_user(got, (char __user *)addr), 0);
 		KUNIT_EXPECT_EQ(test, got, v);
 		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));

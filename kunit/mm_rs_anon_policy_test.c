@@ -8,8 +8,8 @@
  */
 
 #include <kunit/test.h>
-#include <linux/huge_mm.h>
 #include <linux/mm.h>
+#include <linux/huge_mm.h>
 #include <linux/mm_rs.h>
 #include <linux/mman.h>
 #include <linux/prandom.h>
@@ -125,13 +125,13 @@ static void arch_orders_table(struct kunit *test)
 	}
 	/* The auto policy's ceiling: the 64K cap, or the arch order where hinted. */
 	for (i = 0; i < ARRAY_SIZE(arch); i++) {
-		unsigned long hinted_top = rfc_orders(max(arch[i], RFC_MAX_ORDER_UNHINTED), true);
+		int cap = RFC_MAX_ORDER_UNHINTED;
+		int top = min_t(int, max3(arch[i], PAGE_ALLOC_COSTLY_ORDER, cap), PMD_ORDER - 1);
 
 		KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_auto_max_order_test(arch[i], false),
-				    RFC_MAX_ORDER_UNHINTED >= FIRST_ORDER ?
-				    RFC_MAX_ORDER_UNHINTED : 0, "arch %d", arch[i]);
+				    cap < FIRST_ORDER ? 0 : cap, "arch %d", arch[i]);
 		KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_auto_max_order_test(arch[i], true),
-				    hinted_top ? __fls(hinted_top) : 0, "arch %d, hinted", arch[i]);
+				    top < FIRST_ORDER ? 0 : top, "arch %d, hinted", arch[i]);
 	}
 }
 
@@ -205,36 +205,28 @@ static struct mm_rs_auto_choice *auto_fault(struct auto_sim *s, unsigned long pa
 	return &s->c;
 }
 
-/* Only decides, for the checks of what the next fault would be. */
-static struct mm_rs_auto_choice auto_peek(struct auto_sim *s, unsigned long page,
-					  unsigned int max)
+static void expect_choice(struct kunit *test, const struct mm_rs_auto_choice *c,
+			  unsigned int order, bool probe, int event)
 {
-	struct auto_sim copy = *s;
-
-	mm_rs_anon_auto_decide_test(copy.state, page, max, &copy.c);
-	return copy.c;
+	KUNIT_EXPECT_EQ(test, c->order, order);
+	KUNIT_EXPECT_EQ(test, c->probe, probe);
+	KUNIT_EXPECT_EQ(test, c->event, event);
 }
-
-#define EXPECT_CHOICE(test, c, o, p, e) do {				\
-	KUNIT_EXPECT_EQ(test, (c)->order, (unsigned int)(o));		\
-	KUNIT_EXPECT_EQ(test, (c)->probe, (bool)(p));			\
-	KUNIT_EXPECT_EQ(test, (c)->event, (int)(e));			\
-} while (0)
 
 /* Each transition of the controller, from a zeroed (new) VMA. */
 static void auto_transitions(struct kunit *test)
 {
-	struct mm_rs_auto_choice *c, peek;
+	struct mm_rs_auto_choice *c;
 	struct auto_sim s;
 	int i, probes;
 
 	/* A new VMA starts at the largest order; its first fault is a probe. */
 	memset(&s, 0, sizeof(s));
 	c = auto_fault(&s, 100, 4, 0);
-	EXPECT_CHOICE(test, c, 0, true, MM_RS_AUTO_NONE);
+	expect_choice(test, c, 0, true, MM_RS_AUTO_NONE);
 	/* The probe's neighbour next: dense, the largest order, no probe yet. */
 	c = auto_fault(&s, 101, 4, 0);
-	EXPECT_CHOICE(test, c, 4, false, MM_RS_AUTO_DENSE);
+	expect_choice(test, c, 4, false, MM_RS_AUTO_DENSE);
 	/* A refault of the same page says nothing. */
 	memset(&s, 0, sizeof(s));
 	auto_fault(&s, 100, 4, 0);
@@ -247,11 +239,11 @@ static void auto_transitions(struct kunit *test)
 	memset(&s, 0, sizeof(s));
 	auto_fault(&s, 100, 4, 0);
 	c = auto_fault(&s, 104, 4, 0);
-	EXPECT_CHOICE(test, c, 0, false, MM_RS_AUTO_SPARSE);
+	expect_choice(test, c, 0, false, MM_RS_AUTO_SPARSE);
 	/* At order 0 there is no probe, and a strided fault does not grow the order. */
 	for (i = 1; i < 100; i++) {
 		c = auto_fault(&s, 104 + 4 * i, 4, 0);
-		EXPECT_CHOICE(test, c, 0, false, MM_RS_AUTO_NONE);
+		expect_choice(test, c, 0, false, MM_RS_AUTO_NONE);
 	}
 	/* Backwards within the block: sparse too. */
 	memset(&s, 0, sizeof(s));
@@ -267,9 +259,9 @@ static void auto_transitions(struct kunit *test)
 	c = auto_fault(&s, 200, 4, 0);
 	KUNIT_EXPECT_EQ(test, c->order, 0);
 	c = auto_fault(&s, 201, 4, 0);
-	EXPECT_CHOICE(test, c, 0, true, MM_RS_AUTO_GROW);
+	expect_choice(test, c, 0, true, MM_RS_AUTO_GROW);
 	c = auto_fault(&s, 202, 4, 0);
-	EXPECT_CHOICE(test, c, 4, false, MM_RS_AUTO_DENSE);
+	expect_choice(test, c, 4, false, MM_RS_AUTO_DENSE);
 	/* Backwards (a stack growing down) grows too. */
 	memset(&s, 0, sizeof(s));
 	auto_fault(&s, 500, 4, 0);
@@ -315,15 +307,23 @@ static void auto_transitions(struct kunit *test)
 	c = auto_fault(&s, 1, 2, 0);
 	KUNIT_EXPECT_LE(test, c->order, 2);
 
-	/* A strided scan past the largest block is told by its stride at the next probe. */
+	/*
+	 * A strided scan past the largest block is told by its stride: the
+	 * first probe's verdict has no stride to go by, so the next fault
+	 * probes again, and the one after it, at the same stride, is sparse.
+	 */
 	memset(&s, 0, sizeof(s));
 	auto_fault(&s, 0, 4, 0);		/* probe */
-	c = auto_fault(&s, 32, 4, 4);		/* no verdict: no stride known yet */
-	EXPECT_CHOICE(test, c, 4, false, MM_RS_AUTO_NONE);
-	c = auto_fault(&s, 64, 4, 0);		/* the next probe */
-	EXPECT_CHOICE(test, c, 0, true, MM_RS_AUTO_NONE);
-	c = auto_fault(&s, 96, 4, 0);		/* the same stride: sparse */
-	EXPECT_CHOICE(test, c, 0, false, MM_RS_AUTO_SPARSE);
+	c = auto_fault(&s, 32, 4, 0);		/* no verdict, no stride known: probe again */
+	expect_choice(test, c, 0, true, MM_RS_AUTO_NONE);
+	c = auto_fault(&s, 64, 4, 0);		/* the same stride: sparse */
+	expect_choice(test, c, 0, false, MM_RS_AUTO_SPARSE);
+	/* Once a stride is known, a fault elsewhere only spaces the probes out. */
+	memset(&s, 0, sizeof(s));
+	auto_fault(&s, 0, 4, 0);
+	auto_fault(&s, 1000, 4, 0);		/* probe again: stride 1000 */
+	c = auto_fault(&s, 5000, 4, 4);		/* neither neighbour, block nor stride */
+	expect_choice(test, c, 4, false, MM_RS_AUTO_NONE);
 
 	/*
 	 * Random faults: no verdict, and probes ever rarer, at most one in
@@ -462,10 +462,9 @@ static void knobs_global(struct kunit *test, enum global_mode g)
  */
 static void arch_faults(struct kunit *test)
 {
-	const unsigned long orders = mm_rs_anon_arch_orders_test(
-		ARCH_PTE_ORDER, false);
+	const unsigned long orders = mm_rs_anon_arch_orders_test(ARCH_PTE_ORDER, false);
 	const int prefer = __fls(orders);
-	struct mm_struct *mm = current->mm;
+	struct mm_struct *mm;
 	unsigned long base, addr;
 
 	mm_rs_paths_all(true);
@@ -479,6 +478,7 @@ static void arch_faults(struct kunit *test)
 	/* The preferred order in a roomy VMA. */
 	base = mm_rs_map_anon(test, 4 * PMD_SIZE);
 	KUNIT_ASSERT_NE(test, base, 0);
+	mm = current->mm;	/* the test mm, attached by the first mapping */
 	addr = ALIGN(base, PMD_SIZE) + PMD_SIZE / 2 + 5 * PAGE_SIZE;
 	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)addr), 0);
 	KUNIT_EXPECT_EQ(test, folio_order_at(addr), prefer);
@@ -550,10 +550,9 @@ static int touch_every(unsigned long start, unsigned long len, unsigned long ste
  */
 static void auto_faults(struct kunit *test)
 {
-	const unsigned int max = mm_rs_anon_auto_max_order_test(
-		ARCH_PTE_ORDER, false);
+	const unsigned int max = mm_rs_anon_auto_max_order_test(ARCH_PTE_ORDER, false);
 	const unsigned long len = SZ_4M;
-	struct mm_struct *mm = current->mm;
+	struct mm_struct *mm;
 	unsigned long base, a, in_max = 0, dense0, sparse0;
 	long anon0;
 
@@ -564,6 +563,7 @@ static void auto_faults(struct kunit *test)
 
 	base = mm_rs_map_anon(test, len);
 	KUNIT_ASSERT_NE(test, base, 0);
+	mm = current->mm;	/* the test mm, attached by the first mapping */
 	dense0 = vm_event(MM_RS_ANON_AUTO_DENSE);
 	KUNIT_ASSERT_EQ(test, touch_every(base, len, PAGE_SIZE), 0);
 	for (a = base; a < base + len; a += PAGE_SIZE)
@@ -573,6 +573,11 @@ static void auto_faults(struct kunit *test)
 	KUNIT_EXPECT_GE(test, in_max * 10, (len >> PAGE_SHIFT) * 9);
 	KUNIT_EXPECT_GT(test, vm_event(MM_RS_ANON_AUTO_DENSE), dense0);
 
+	/*
+	 * A new VMA of its own: mapped next to the last one it would be merged
+	 * into it, keeping its hint (dense), as a VMA keeps it on a merge.
+	 */
+	KUNIT_ASSERT_EQ(test, vm_munmap(base, len), 0);
 	base = mm_rs_map_anon(test, len);
 	KUNIT_ASSERT_NE(test, base, 0);
 	sparse0 = vm_event(MM_RS_ANON_AUTO_SPARSE);
@@ -595,8 +600,8 @@ static void auto_faults(struct kunit *test)
 /* The mthp policy (the default) ignores the VMA's hint: C's decisions, checked elsewhere. */
 static void mthp_ignores_hint(struct kunit *test)
 {
-	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
+	struct mm_struct *mm;
 	unsigned long base;
 
 	mm_rs_paths_all(true);
@@ -604,6 +609,7 @@ static void mthp_ignores_hint(struct kunit *test)
 	knobs_global(test, GLOBAL_MADVISE);
 	base = mm_rs_map_anon(test, SZ_1M);
 	KUNIT_ASSERT_NE(test, base, 0);
+	mm = current->mm;
 	KUNIT_ASSERT_EQ(test, touch_every(base, SZ_1M, PAGE_SIZE), 0);
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, base);

@@ -15,33 +15,29 @@ pub fn install<'a>(mut vmf: VmFault<'a>, folio: NewAnonFolio<'a>) -> FaultOutcom
     let Ok(folio) = AnonFolioPte::new(&vmf, folio) else {
         return vmf.sigbus();
     };
-    let mut pte = match vmf.lock_pte_block(folio.order()) {
-        Ok(pte) => pte,
-        Err(LockRefused::PmdChanged) => {
-            drop(folio);
-            return vmf.done();
-        }
-        Err(LockRefused::Unsuitable) => {
-            drop(folio);
-            return vmf.sigbus();
-        }
-    };
-    let why = match pte.vacant_folio(folio) {
+    match map(&mut vmf, folio) {
+        Ok(()) | Err(None) | Err(Some(Refused::Changed)) => vmf.done(),
+        Err(Some(Refused::UserfaultMissing)) => vmf.handle_userfault_missing(),
+        Err(Some(_)) => vmf.sigbus(),
+    }
+}
+
+fn map<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), Option<Refused>> {
+    let mut pte = vmf.lock_pte_block(folio.order()).map_err(|why| match why {
+        LockRefused::PmdChanged => None,
+        LockRefused::Unsuitable => Some(Refused::Unsuitable),
+    })?;
+    match pte.vacant_folio(folio) {
         Ok(vacant) => {
             vacant.install();
-            drop(pte);
-            return vmf.done();
+            Ok(())
         }
-        Err((why, _folio)) => why,
-    };
-    if why == Refused::Changed {
-        pte.update_mmu_tlb();
-    }
-    drop(pte);
-    match why {
-        Refused::UserfaultMissing => vmf.handle_userfault_missing(),
-        Refused::Changed => vmf.done(),
-        _ => vmf.sigbus(),
+        Err((why, _folio)) => {
+            if why == Refused::Changed {
+                pte.update_mmu_tlb();
+            }
+            Err(Some(why))
+        }
     }
 }
 
@@ -67,11 +63,10 @@ pub fn charge<'a>(vmf: &mut VmFault<'a>, gfp: Gfp) -> Option<NewAnonFolio<'a>> {
 pub unsafe fn entry(vmf: NonNull<bindings::vm_fault>, gfp: Gfp) -> bindings::vm_fault_t {
     // SAFETY: Guaranteed by the caller.
     let folio = unsafe { VmFault::with(vmf, |vmf| charge(vmf, gfp).map(|f| f.into_raw())) };
-    // SAFETY: Guaranteed by the caller.
+    // SAFETY: Guaranteed by the caller; the folio was made for this fault just above.
     unsafe {
         VmFault::handle(vmf, |vmf| {
-            // SAFETY: The folio was made for this fault just above.
-            match folio.and_then(|f| unsafe { NewAnonFolio::from_raw(&vmf, f) }) {
+            match folio.and_then(|f| NewAnonFolio::from_raw(&vmf, f)) {
                 Some(folio) => install(vmf, folio),
                 None => zero_page(vmf),
             }

@@ -18,6 +18,15 @@ use kernel::mm::{
     pgtable::{AnonFolioPte, Refused},
 };
 
+/// Why a block was not filled.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NotMapped {
+    /// No guard: [`LockRefused`].
+    Lock(LockRefused),
+    /// Refused under the PTE lock: [`Refused`].
+    Block(Refused),
+}
+
 /// Maps `folio` for the anonymous write fault `vmf`, as C's `do_anonymous_page()` after
 /// `alloc_anon_folio()`.
 pub(crate) fn anon_folio_install<'a>(
@@ -29,67 +38,72 @@ pub(crate) fn anon_folio_install<'a>(
         // No anon_vma: the caller did not prepare the fault. Refuse; the folio is put.
         return vmf.sigbus();
     };
-    let mut pte = match vmf.lock_pte_block(folio.order()) {
-        Ok(pte) => pte,
-        // The page table changed under us: release the folio and retry.
-        Err(LockRefused::PmdChanged) => {
-            drop(folio);
-            return vmf.done();
-        }
-        // Never asked for by C (the order decision picks blocks inside the VMA, of orders an
-        // anonymous fault maps): a retry would fault again forever.
-        Err(LockRefused::Unsuitable) => {
-            drop(folio);
-            return vmf.sigbus();
-        }
-    };
-    let why = match pte.vacant_folio(folio) {
+    let mapped = map_folio(&mut vmf, folio);
+    outcome(vmf, mapped)
+}
+
+/// Locks the folio's block, checks it under the lock and maps the folio; the lock is dropped
+/// on return. A refused folio is released with the lock still held, as C does.
+#[inline]
+fn map_folio<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), NotMapped> {
+    let mut pte = vmf.lock_pte_block(folio.order()).map_err(NotMapped::Lock)?;
+    match pte.vacant_folio(folio) {
         Ok(vacant) => {
             vacant.install();
-            drop(pte);
-            return vmf.done();
+            Ok(())
         }
-        // Nothing was changed; the folio is released with the lock still held, as C does.
-        Err((why, _folio)) => why,
-    };
-    if why == Refused::Changed {
-        // Another thread mapped something here first: the access is retried.
-        pte.update_mmu_tlb();
+        Err((why, _folio)) => {
+            if why == Refused::Changed {
+                // Another thread mapped something here first: the access is retried.
+                pte.update_mmu_tlb();
+            }
+            Err(NotMapped::Block(why))
+        }
     }
-    drop(pte);
-    refused(vmf, why)
 }
 
 /// Maps the shared zero page for the anonymous read fault `vmf`, as C's `do_anonymous_page()`
 /// does for reads.
 pub(crate) fn anon_zero_page_install(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
-    let mut pte = match vmf.lock_pte_block(0) {
-        Ok(pte) => pte,
-        Err(LockRefused::PmdChanged) => return vmf.done(),
-        Err(LockRefused::Unsuitable) => return vmf.sigbus(),
-    };
-    let why = match pte.vacant_zero_page() {
-        Ok(vacant) => {
-            vacant.install();
-            drop(pte);
-            return vmf.done();
-        }
-        Err(why) => why,
-    };
-    if why == Refused::Changed {
-        pte.update_mmu_tlb();
-    }
-    drop(pte);
-    refused(vmf, why)
+    let mapped = map_zero_page(&mut vmf);
+    outcome(vmf, mapped)
 }
 
-/// How a fault whose block was refused under the PTE lock (now dropped) ends, as in C.
-fn refused(vmf: VmFault<'_>, why: Refused) -> FaultOutcome<'_> {
-    match why {
-        Refused::Changed => vmf.done(),
-        Refused::Unstable | Refused::Unsuitable => vmf.sigbus(),
+/// Locks the fault's entry, checks it under the lock and maps the zero page.
+#[inline]
+fn map_zero_page(vmf: &mut VmFault<'_>) -> Result<(), NotMapped> {
+    let mut pte = vmf.lock_pte_block(0).map_err(NotMapped::Lock)?;
+    match pte.vacant_zero_page() {
+        Ok(vacant) => {
+            vacant.install();
+            Ok(())
+        }
+        Err(why) => {
+            if why == Refused::Changed {
+                pte.update_mmu_tlb();
+            }
+            Err(NotMapped::Block(why))
+        }
+    }
+}
+
+/// How a fault ends once its block was mapped or refused (the PTE lock dropped), as in C.
+#[inline]
+fn outcome(vmf: VmFault<'_>, mapped: Result<(), NotMapped>) -> FaultOutcome<'_> {
+    match mapped {
+        // Mapped; or another thread mapped it first, or the page table changed: retry.
+        Ok(())
+        | Err(NotMapped::Block(Refused::Changed) | NotMapped::Lock(LockRefused::PmdChanged)) => {
+            vmf.done()
+        }
+        // Never asked for by C (the order decision picks blocks inside private anonymous VMAs,
+        // of orders an anonymous fault maps): a retry would fault again forever.
+        Err(NotMapped::Lock(LockRefused::Unsuitable) | NotMapped::Block(Refused::Unsuitable)) => {
+            vmf.sigbus()
+        }
+        Err(NotMapped::Block(Refused::Unstable)) => vmf.sigbus(),
         // Checked under the PTE lock, handled without it.
-        Refused::UserfaultMissing => vmf.handle_userfault_missing(),
+        Err(NotMapped::Block(Refused::UserfaultMissing)) => vmf.handle_userfault_missing(),
     }
 }
 
@@ -115,8 +129,8 @@ pub unsafe extern "C" fn mm_rs_anon_folio_install(
     // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
     unsafe {
         VmFault::handle(vmf, |vmf| {
-            // SAFETY: Guaranteed by the caller: the reference passes to the `NewAnonFolio`.
-            match unsafe { NewAnonFolio::from_raw(&vmf, folio) } {
+            // Guaranteed by the caller: the reference passes to the `NewAnonFolio`.
+            match NewAnonFolio::from_raw(&vmf, folio) {
                 Some(folio) => anon_folio_install(vmf, folio),
                 // Of an order no anonymous fault maps with PTEs (its reference was put): C
                 // never hands one over, and a retry would get it again.

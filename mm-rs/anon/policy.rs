@@ -248,13 +248,16 @@ impl AutoState {
                 event = self.probe_verdict(d, max);
             } else if self.adjacent(page) && self.order < max {
                 // 0 grows to the smallest mTHP order; no anonymous folio has order 1.
-                self.order = (self.order + 1).max(2).min(max);
+                self.order = self.order.saturating_add(1).max(2).min(max);
                 event = AutoEvent::Grow;
             }
         }
         self.stride = stride;
         self.count = self.count.saturating_add(1);
-        let probe = self.order > 0 && u32::from(self.count) >= 1u32 << self.backoff;
+        let interval = 1u32
+            .checked_shl(u32::from(self.backoff))
+            .unwrap_or(u32::MAX);
+        let probe = self.order > 0 && u32::from(self.count) >= interval;
         if probe {
             self.count = 0;
         }
@@ -268,13 +271,13 @@ impl AutoState {
     /// What the fault `d` pages from the last probe says of the VMA.
     #[inline]
     fn probe_verdict(&mut self, d: isize, max: u8) -> AutoEvent {
-        let span = 1isize << max;
+        let span = 1usize.checked_shl(u32::from(max)).unwrap_or(usize::MAX);
         if d == 1 || d == -1 {
             // The probe's neighbour: pages are touched one after the other.
             self.order = max;
-            self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+            self.backoff = self.backoff.saturating_add(1).min(MAX_BACKOFF);
             AutoEvent::Dense
-        } else if (d.unsigned_abs() > 1 && d.unsigned_abs() <= span as usize)
+        } else if (d.unsigned_abs() > 1 && d.unsigned_abs() <= span)
             || (self.stride != 0 && d == self.stride as isize)
         {
             // Past the probe's neighbours but within a block of the largest order (which would
@@ -284,8 +287,12 @@ impl AutoState {
             self.backoff = 0;
             AutoEvent::Sparse
         } else {
-            // Elsewhere: a random access, or another stream. No verdict; probe less often.
-            self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+            // Elsewhere: a random access, or another stream. No verdict: probe less often; but
+            // at once again if the stride that led to the probe was not known (the VMA's first
+            // probe), to tell a scan with a stride past the largest block by its stride.
+            if self.stride != 0 {
+                self.backoff = self.backoff.saturating_add(1).min(MAX_BACKOFF);
+            }
             AutoEvent::None
         }
     }
@@ -293,7 +300,7 @@ impl AutoState {
     /// Whether a fault at `page` continues the last folio, forwards or backwards.
     #[inline]
     fn adjacent(&self, page: usize) -> bool {
-        let nr = 1usize << self.last_order;
+        let nr = 1usize.checked_shl(u32::from(self.last_order)).unwrap_or(1);
         let start = self.last & !(nr - 1);
         page == start.wrapping_add(nr) || page.wrapping_add(1) == start
     }
@@ -361,10 +368,10 @@ pub unsafe extern "C" fn mm_rs_anon_auto_decide_test(
     max: u32,
     choice: *mut kernel::bindings::mm_rs_auto_choice,
 ) {
-    // SAFETY: Guaranteed by the caller; `unsigned long` is `usize` in the kernel.
+    // SAFETY: Guaranteed by the caller.
     let (words, out) = unsafe { (&mut *state.cast::<[usize; 2]>(), &mut *choice) };
     let mut st = AutoState::from_words(*words);
-    let c = st.decide(page as usize, max);
+    let c = st.decide(page, max);
     *words = st.to_words();
     out.order = c.order;
     out.probe = c.probe;
@@ -389,9 +396,8 @@ pub unsafe extern "C" fn mm_rs_anon_auto_mapped_test(
     order: u32,
     choice: *const kernel::bindings::mm_rs_auto_choice,
 ) {
-    // SAFETY: Guaranteed by the caller; `unsigned long` is `usize` in the kernel.
+    // SAFETY: Guaranteed by the caller.
     let (words, c) = unsafe { (&mut *state.cast::<[usize; 2]>(), &*choice) };
-    let page = page as usize;
     let mut st = AutoState::from_words(*words);
     let c = AutoChoice {
         order: c.order,

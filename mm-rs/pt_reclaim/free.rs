@@ -192,7 +192,13 @@ pub unsafe extern "C" fn mm_rs_pt_zap_unlocked(
     // SAFETY: The zap of the gather's mm zero-initialised the slot, and only these functions
     // change it.
     let mut slot = unsafe { DetachedSlot::from_raw(&mut z.detached) };
-    zap_unlocked(&TableZap::new(&mut z.pass), &mut slot, &mut tlb, &mut pmd, addr);
+    zap_unlocked(
+        &TableZap::new(&mut z.pass),
+        &mut slot,
+        &mut tlb,
+        &mut pmd,
+        addr,
+    );
 }
 
 /// KUnit only: the decision for the zap `z` if its pass ended at `addr`.
@@ -247,7 +253,11 @@ pub unsafe extern "C" fn mm_rs_pt_free_other_mm_test(
     // SAFETY: Guaranteed by the caller: a PMD entry of the gather's mm, read-locked, the one
     // `PmdRef` of this call, and no page table lock held.
     let mut pmd = unsafe { PmdRef::from_raw(tlb.mm(), pmd, addr) };
-    let Some(table) = pmd.lock().lock_pte_table().and_then(|pte| pte.detach_if_empty()) else {
+    let Some(table) = pmd
+        .lock()
+        .lock_pte_table()
+        .and_then(|pte| pte.detach_if_empty())
+    else {
         return -1;
     };
     let mut ret = 0;

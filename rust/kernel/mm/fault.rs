@@ -220,8 +220,8 @@ impl<'a> VmFault<'a> {
             return None;
         }
         // `order < PMD_ORDER`, so neither shift overflows.
-        let nr = 1usize << order;
-        let size = nr << PAGE_SHIFT;
+        let nr = 1usize.checked_shl(order)?;
+        let size = nr.checked_shl(PAGE_SHIFT as u32)?;
         let addr = self.address() & !(size - 1);
         let vma = self.vma();
         let in_vma = addr >= vma.start() && addr.checked_add(size).is_some_and(|e| e <= vma.end());

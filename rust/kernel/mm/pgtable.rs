@@ -488,7 +488,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
     }
 }
 
-impl Drop for PteTableGuard<'_> {
+impl Drop for PteTableGuard<'_, '_> {
     #[inline]
     fn drop(&mut self) {
         // SAFETY: By the type invariants the table is mapped and its lock held; this is the one
