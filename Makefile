@@ -9,7 +9,7 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench series series-check test check-full clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench fault-trace series series-check test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
@@ -44,6 +44,9 @@ help:
 	@echo '  make bench ARCH=A      benchmarks under QEMU -icount shift=0, Rust vs C vs off in one boot'
 	@echo '                         (one vCPU; four for the multithreaded one; clang 14 reference):'
 	@echo '                         build/results/bench-A.json and docs/benchmarks.md (A may be all)'
+	@echo '  make fault-trace ARCH=A   kernel instructions of one anonymous fault, by function, on the'
+	@echo '                         C and the Rust paths at each folio size (gdb on QEMU, -singlestep):'
+	@echo '                         build/results/fault-trace-A.txt (A may be all)'
 	@echo '  make series            build/series/: mm-rs as a git format-patch series with a cover letter'
 	@echo '                         against build/BASE, as series/series.conf splits it (Signed-off-by:'
 	@echo '                         MM_RS_SIGNOFF="Name <email>", else git config user.name/email)'
@@ -92,6 +95,9 @@ stress: prepare
 
 bench: prepare
 	@set -e; for a in $(arches); do scripts/bench.sh $$a; done
+
+fault-trace: prepare
+	@set -e; for a in $(arches); do scripts/fault-trace.sh $$a; done
 
 lint: prepare
 	@scripts/lint.sh

@@ -89,6 +89,9 @@ static inline bool mm_rs_exec_ra(unsigned long vm_flags)
 }
 #endif
 
+/* mm/mm_rs/fault.c: vmf_anon_prepare() (mm/internal.h), for rust/kernel/mm/fault.rs. */
+vm_fault_t mm_rs_vmf_anon_prepare(struct vm_fault *vmf);
+
 /* mm/mm_rs/anon/order.rs */
 
 /* The orders of @orders whose aligned block around @addr lies in @vma. */
@@ -114,6 +117,17 @@ unsigned long mm_rs_anon_folio_pte_none_orders(pte_t *pte, unsigned long addr,
  */
 struct folio *mm_rs_alloc_anon_folio(struct vm_fault *vmf);
 
+#ifdef CONFIG_MM_RS_KUNIT_TEST
+/* Statistics a walk counts per order: anon_fault_fallback, _fallback_charge. */
+#define MM_RS_ANON_STATS 2
+/*
+ * KUnit only: the allocation walk of mm_rs_alloc_anon_folio() over @orders,
+ * with allocation failing for @alloc_fails and the charge for @charge_fails.
+ */
+int mm_rs_anon_alloc_walk_test(unsigned long orders, unsigned long alloc_fails,
+			       unsigned long charge_fails, unsigned long *stats);
+#endif
+
 /* mm/mm_rs/anon/policy.rs */
 
 /* Which large orders an anonymous fault tries (sysfs: anon_order_policy). */
@@ -124,22 +138,14 @@ enum mm_rs_anon_order_policy {
 };
 
 #ifdef CONFIG_MM_RS_ANON_ORDER
-/* The policy in force, an enum mm_rs_anon_order_policy (read with READ_ONCE()). */
-extern int mm_rs_anon_order_policy;
-/* Sets anon_order_policy from sysfs text: "mthp", "arch" or "auto", else -EINVAL. */
+/* The policy in force, and setting it (-EINVAL for no policy); Rust owns it. */
+int mm_rs_anon_order_policy_load(void);
+int mm_rs_anon_order_policy_store(int policy);
+/* mm/mm_rs/sysfs.c: anon_order_policy from text, "mthp", "arch" or "auto", else -EINVAL. */
 int mm_rs_anon_order_policy_set(const char *buf);
 #endif
 
 #ifdef CONFIG_MM_RS_KUNIT_TEST
-/* Statistics a walk counts per order: anon_fault_fallback, _fallback_charge. */
-#define MM_RS_ANON_STATS 2
-/*
- * KUnit only: the allocation walk of mm_rs_alloc_anon_folio() over @orders,
- * with allocation failing for @alloc_fails and the charge for @charge_fails.
- */
-int mm_rs_anon_alloc_walk_test(unsigned long orders, unsigned long alloc_fails,
-			       unsigned long charge_fails, unsigned long *stats);
-
 /*
  * KUnit only: the arch policy's orders for an architecture order @arch (-1:
  * none) in a VMA that opted in to THP (@hinted) or not.
@@ -189,6 +195,13 @@ void mm_rs_anon_auto_mapped_test(unsigned long *state, unsigned long page,
 vm_fault_t mm_rs_anon_folio_install(struct vm_fault *vmf, struct folio *folio);
 /* do_anonymous_page() for a read fault: map the shared zero page. */
 vm_fault_t mm_rs_anon_zero_page_install(struct vm_fault *vmf);
+/*
+ * do_anonymous_page() after its VM_SHARED check, with both decisions in Rust
+ * (CONFIG_MM_RS_ANON_ORDER and _ANON_FAULT): the PTE table, the zero page for
+ * a read, the anon_vma, the order, the allocation (order 0 as C's
+ * folio_prealloc()), the charge, the zeroing and the map.
+ */
+vm_fault_t mm_rs_do_anonymous_page(struct vm_fault *vmf);
 
 /* mm/mm_rs/exec_ra/: a readahead window of @size pages from @start, in folios of @order. */
 struct mm_rs_exec_ra {

@@ -867,29 +867,20 @@ static vm_fault_t zero_page_direct(struct kunit *test, unsigned long addr, unsig
 }
 
 /*
- * The zero page only for a read fault in a private anonymous VMA: a write
- * fault is refused (VM_FAULT_SIGBUS), and so is a shared mapping, which gets
- * nothing (a later write there would write to the zero page through
- * wp_page_reuse()).
+ * The zero page only for a read fault: a write fault is refused
+ * (VM_FAULT_SIGBUS) and maps nothing. (Only private anonymous VMAs get here:
+ * do_anonymous_page() refuses a VM_SHARED one before, which a shared mapping
+ * of the zero page would need, as a later write would go to the zero page
+ * through wp_page_reuse().)
  */
 static void zero_page_refusals(struct kunit *test)
 {
 	unsigned long addr = fresh_addr_with_table(test);
 	struct mm_struct *mm = current->mm;
-	unsigned long shared;
 	pte_t pte;
 
 	KUNIT_EXPECT_EQ(test, zero_page_direct(test, addr, FAULT_FLAG_WRITE), VM_FAULT_SIGBUS);
 	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));
-	KUNIT_EXPECT_TRUE(test, pte_none(pte));
-
-	/* A shared anonymous mapping (shmem); a write elsewhere makes its table. */
-	shared = kunit_vm_mmap(test, NULL, 0, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE,
-			       MAP_SHARED | MAP_ANONYMOUS, 0);
-	KUNIT_ASSERT_NE(test, shared, 0);
-	KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)(shared + 3 * PAGE_SIZE)), 0);
-	KUNIT_EXPECT_EQ(test, zero_page_direct(test, shared, 0), VM_FAULT_SIGBUS);
-	KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, shared, &pte, 1));
 	KUNIT_EXPECT_TRUE(test, pte_none(pte));
 }
 
@@ -969,8 +960,9 @@ static void forced_write_readonly_vma(struct kunit *test)
 		addr += 5 * PAGE_SIZE;
 		mm_rs_paths_all(rust);
 		enable_only(test, 0);
-		/* As /proc/PID/mem writes (the test thread is a kthread: no access_process_vm()). */
-		KUNIT_ASSERT_EQ(test, access_remote_vm(mm, addr, &v, 1, FOLL_FORCE | FOLL_WRITE), 1);
+		/* As /proc/PID/mem writes (a kthread has no access_process_vm()). */
+		KUNIT_ASSERT_EQ(test, access_remote_vm(mm, addr, &v, 1,
+						       FOLL_FORCE | FOLL_WRITE), 1);
 		KUNIT_ASSERT_EQ(test, get_user(got, (char __user *)addr), 0);
 		KUNIT_EXPECT_EQ(test, got, v);
 		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, addr, &pte, 1));

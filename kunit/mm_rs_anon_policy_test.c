@@ -35,7 +35,7 @@ static int policy_test_init(struct kunit *test)
 		return -ENOMEM;
 	mm_rs_knobs_get(&c->saved);
 	mm_rs_paths_get(&c->saved_paths);
-	c->saved_policy = READ_ONCE(mm_rs_anon_order_policy);
+	c->saved_policy = mm_rs_anon_order_policy_load();
 	test->priv = c;
 	return 0;
 }
@@ -44,7 +44,7 @@ static void policy_test_exit(struct kunit *test)
 {
 	struct policy_ctx *c = test->priv;
 
-	WRITE_ONCE(mm_rs_anon_order_policy, c->saved_policy);
+	mm_rs_anon_order_policy_store(c->saved_policy);
 	mm_rs_knobs_set(&c->saved);
 	mm_rs_paths_set(&c->saved_paths);
 }
@@ -64,11 +64,11 @@ static void policy_knob_values(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		KUNIT_EXPECT_EQ(test, mm_rs_anon_order_policy_set(good[i].in), 0);
-		KUNIT_EXPECT_EQ(test, READ_ONCE(mm_rs_anon_order_policy), good[i].policy);
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_order_policy_load(), good[i].policy);
 		for (j = 0; j < ARRAY_SIZE(bad); j++) {
 			KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_order_policy_set(bad[j]), -EINVAL,
 					    "\"%s\"", bad[j]);
-			KUNIT_EXPECT_EQ(test, READ_ONCE(mm_rs_anon_order_policy), good[i].policy);
+			KUNIT_EXPECT_EQ(test, mm_rs_anon_order_policy_load(), good[i].policy);
 		}
 	}
 }

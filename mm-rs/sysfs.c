@@ -55,8 +55,6 @@ static struct kobj_attribute name##_attr = __ATTR_RW(name)
 #ifdef CONFIG_MM_RS_ANON_ORDER
 MM_RS_SWITCH(anon_order);
 
-int mm_rs_anon_order_policy = MM_RS_ANON_ORDER_MTHP;
-
 /* The names of enum mm_rs_anon_order_policy, in its order. */
 static const char * const anon_order_policy_names[] = {
 	[MM_RS_ANON_ORDER_MTHP] = "mthp",
@@ -75,14 +73,13 @@ int mm_rs_anon_order_policy_set(const char *buf)
 
 	if (policy < 0)
 		return -EINVAL;
-	WRITE_ONCE(mm_rs_anon_order_policy, policy);
-	return 0;
+	return mm_rs_anon_order_policy_store(policy);
 }
 
 static ssize_t anon_order_policy_show(struct kobject *kobj,
 				      struct kobj_attribute *attr, char *buf)
 {
-	int policy = READ_ONCE(mm_rs_anon_order_policy);
+	int policy = mm_rs_anon_order_policy_load();
 	int i, len = 0;
 
 	/* As transparent_hugepage/enabled: every choice, the one in force in []. */

@@ -41,6 +41,25 @@ fn map<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), Option<
     }
 }
 
+pub fn anonymous_page(
+    mut vmf: VmFault<'_>,
+    folio: impl FnOnce(&mut VmFault<'_>),
+) -> FaultOutcome<'_> {
+    if !vmf.pte_alloc() {
+        return vmf.oom();
+    }
+    if !vmf.is_write() && !vmf.mm_forbids_zeropage() {
+        return zero_page(vmf);
+    }
+    match vmf.anon_prepare() {
+        Ok(mut vmf) => {
+            folio(&mut vmf);
+            vmf.done()
+        }
+        Err(outcome) => outcome,
+    }
+}
+
 pub fn zero_page(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
     if let Ok(mut pte) = vmf.lock_pte_block(0) {
         if let Ok(vacant) = pte.vacant_zero_page() {

@@ -14,11 +14,7 @@
 //! scripted allocation and charge failures ([`mm_rs_anon_alloc_walk_test`]); the fault path
 //! instantiates it with the page allocator and the memcg.
 
-use super::order::{anon_folio_orders, anon_folio_pte_none_orders, thp_vma_suitable_orders};
-use super::policy::{
-    arch_orders, arch_wants_pte_order, auto_max_order, auto_orders, rfc_eligible, AutoEvent,
-    AutoState, Policy,
-};
+use super::order::{anon_folio_orders, anon_folio_pte_none_orders};
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::error::code::EAGAIN;
@@ -27,9 +23,7 @@ use kernel::mm::{
     folio::{ChargedFolio, Gfp, NewAnonFolio, NewFolio},
     order::OrderSet,
     thp::{count_mthp_stat, vma_thp_gfp_mask, AnonThpKnobs, MthpStat},
-    vmstat::{count_vm_event, VmEvent},
 };
-use kernel::page::PAGE_SHIFT;
 
 /// Where the fallback walk gets its folios from.
 pub(crate) trait FolioSource {
@@ -52,6 +46,7 @@ pub(crate) trait FolioSource {
 
 /// Tries `orders` from the highest down until a folio is allocated and charged, counting each
 /// order given up through `count`, as C's `alloc_anon_folio()` loop.
+#[inline(always)]
 pub(crate) fn alloc_walk<S: FolioSource>(
     src: &mut S,
     orders: OrderSet,
@@ -108,68 +103,29 @@ pub(crate) enum AnonFolio<'a> {
     Retry,
 }
 
-/// Allocates the large folio for an anonymous fault under `policy`, as C's
-/// `alloc_anon_folio()` up to its `fallback:` label.
+/// Allocates the large folio for an anonymous fault, as C's `alloc_anon_folio()` up to its
+/// `fallback:` label.
 ///
-/// The common case, the `mthp` policy with no mTHP size enabled at all, is decided inline from
-/// the knobs alone, as C's inline `thp_vma_allowable_orders()` decides it; the rest is out of
-/// line.
-#[inline]
-pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>, policy: Policy) -> AnonFolio<'a> {
-    match policy {
-        Policy::Mthp if !AnonThpKnobs::any_order_enabled() => AnonFolio::Fallback,
-        Policy::Mthp => alloc_anon_folio_mthp(vmf),
-        Policy::Arch | Policy::Auto => alloc_anon_folio_rfc(vmf, policy),
+/// The `mthp` policy is decided inline, as C's `alloc_anon_folio()` is inlined into
+/// `do_anonymous_page()`: the common case, no mTHP size enabled for the VMA, ends after the
+/// loads of the knobs, as C's inline `thp_vma_allowable_orders()` check does.
+#[inline(always)]
+pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>) -> AnonFolio<'a> {
+    // The other order policies, out of line.
+    let policy = super::policy::Policy::get();
+    if !policy.is_mthp() {
+        return super::policy::alloc_anon_folio(vmf, policy);
     }
-}
-
-/// [`alloc_anon_folio`] under the `mthp` policy once some mTHP size is enabled.
-#[inline(never)]
-fn alloc_anon_folio_mthp<'a>(vmf: &mut VmFault<'a>) -> AnonFolio<'a> {
+    // The orders the knobs allow, as C's inline thp_vma_allowable_orders(); nothing more for
+    // the common case of no mTHP size enabled.
     let orders = anon_folio_orders(vmf.vma(), &AnonThpKnobs::read(), vmf.address());
     alloc_orders(vmf, orders)
 }
 
-/// [`alloc_anon_folio`] under the `arch` and `auto` policies.
-#[inline(never)]
-fn alloc_anon_folio_rfc<'a>(vmf: &mut VmFault<'a>, policy: Policy) -> AnonFolio<'a> {
-    let vma = vmf.vma();
-    let Some(hinted) = rfc_eligible(vma, &AnonThpKnobs::read()) else {
-        return AnonFolio::Fallback;
-    };
-    let arch = arch_wants_pte_order();
-    if policy == Policy::Arch {
-        let orders = thp_vma_suitable_orders(vma, vmf.address(), arch_orders(arch, hinted));
-        return alloc_orders(vmf, orders);
-    }
-
-    let page = vmf.address() >> PAGE_SHIFT;
-    let mut state = AutoState::from_words(vma.anon_order_hint());
-    let choice = state.decide(page, auto_max_order(arch, hinted));
-    match choice.event {
-        AutoEvent::None => {}
-        AutoEvent::Grow => count_vm_event(VmEvent::AnonAutoGrow),
-        AutoEvent::Dense => count_vm_event(VmEvent::AnonAutoDense),
-        AutoEvent::Sparse => count_vm_event(VmEvent::AnonAutoSparse),
-    }
-    if choice.probe {
-        count_vm_event(VmEvent::AnonAutoProbe);
-    }
-    let orders = thp_vma_suitable_orders(vma, vmf.address(), auto_orders(choice.order));
-    let folio = alloc_orders(vmf, orders);
-    let mapped = match &folio {
-        AnonFolio::Large(folio) => folio.order(),
-        AnonFolio::Fallback | AnonFolio::Retry => 0,
-    };
-    state.mapped(page, mapped, &choice);
-    vmf.vma().set_anon_order_hint(state.to_words());
-    folio
-}
-
 /// Allocates a folio of the highest of `orders` (which fit the VMA around the fault) whose
 /// block has no populated entry, falling back to the lower ones.
-#[inline]
-fn alloc_orders<'a>(vmf: &mut VmFault<'a>, orders: OrderSet) -> AnonFolio<'a> {
+#[inline(always)]
+pub(crate) fn alloc_orders<'a>(vmf: &mut VmFault<'a>, orders: OrderSet) -> AnonFolio<'a> {
     if orders.is_empty() {
         return AnonFolio::Fallback;
     }
@@ -206,11 +162,9 @@ pub unsafe extern "C" fn mm_rs_alloc_anon_folio(
     let Some(vmf) = NonNull::new(vmf) else {
         return core::ptr::null_mut();
     };
-    // SAFETY: Reads an `int` written with `WRITE_ONCE()`.
-    let policy = Policy::from_raw(unsafe { bindings::mm_rs_anon_order_policy_get() } as u32);
     // SAFETY: Guaranteed by the caller, who does not use `vmf` during the call.
     unsafe {
-        VmFault::with(vmf, |vmf| match alloc_anon_folio(vmf, policy) {
+        VmFault::with(vmf, |vmf| match alloc_anon_folio(vmf) {
             AnonFolio::Large(folio) => folio.into_raw(),
             AnonFolio::Fallback => core::ptr::null_mut(),
             AnonFolio::Retry => EAGAIN.to_ptr(),

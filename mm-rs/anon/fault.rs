@@ -18,6 +18,48 @@ use kernel::mm::{
     pgtable::{AnonFolioPte, Refused},
 };
 
+#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+use super::alloc::{alloc_anon_folio, AnonFolio};
+
+/// C's `do_anonymous_page()` after its `VM_SHARED` check: the PTE table, the zero page for a
+/// read, else the anon_vma and the folio of the order chosen (C's `folio_prealloc()` for order
+/// 0), charged, zeroed and mapped.
+#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+#[inline(always)]
+pub(crate) fn do_anonymous_page(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
+    // pte_alloc() rather than pte_alloc_map(), so that OOM can be told from a transient
+    // failure to map the table.
+    if !vmf.pte_alloc() {
+        return vmf.oom();
+    }
+    if !vmf.is_write() && !vmf.mm_forbids_zeropage() {
+        return anon_zero_page_install(vmf);
+    }
+    match vmf.anon_prepare() {
+        Ok(vmf) => anon_write_fault(vmf),
+        Err(outcome) => outcome,
+    }
+}
+
+/// The whole anonymous write fault after `vmf_anon_prepare()`, as C's `do_anonymous_page()`:
+/// the folio of the order chosen (or C's `folio_prealloc()` for order 0), charged and zeroed,
+/// then mapped.
+#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+#[inline(always)]
+pub(crate) fn anon_write_fault(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
+    // One install for each kind of folio, so that the order-0 one (the common case) is built
+    // knowing its order: one entry, no references to add, no mTHP statistics.
+    match alloc_anon_folio(&mut vmf) {
+        AnonFolio::Large(folio) => anon_folio_install(vmf, folio),
+        AnonFolio::Fallback => match NewAnonFolio::prealloc(&mut vmf) {
+            Some(folio) => anon_folio_install(vmf, folio),
+            None => vmf.oom(),
+        },
+        // The PTE table went away: retry the fault.
+        AnonFolio::Retry => vmf.done(),
+    }
+}
+
 /// Why a block was not filled.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum NotMapped {
@@ -29,6 +71,7 @@ enum NotMapped {
 
 /// Maps `folio` for the anonymous write fault `vmf`, as C's `do_anonymous_page()` after
 /// `alloc_anon_folio()`.
+#[inline(always)]
 pub(crate) fn anon_folio_install<'a>(
     mut vmf: VmFault<'a>,
     folio: NewAnonFolio<'a>,
@@ -44,7 +87,7 @@ pub(crate) fn anon_folio_install<'a>(
 
 /// Locks the folio's block, checks it under the lock and maps the folio; the lock is dropped
 /// on return. A refused folio is released with the lock still held, as C does.
-#[inline]
+#[inline(always)]
 fn map_folio<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), NotMapped> {
     let mut pte = vmf.lock_pte_block(folio.order()).map_err(NotMapped::Lock)?;
     match pte.vacant_folio(folio) {
@@ -64,13 +107,14 @@ fn map_folio<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), N
 
 /// Maps the shared zero page for the anonymous read fault `vmf`, as C's `do_anonymous_page()`
 /// does for reads.
+#[inline(always)]
 pub(crate) fn anon_zero_page_install(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
     let mapped = map_zero_page(&mut vmf);
     outcome(vmf, mapped)
 }
 
 /// Locks the fault's entry, checks it under the lock and maps the zero page.
-#[inline]
+#[inline(always)]
 fn map_zero_page(vmf: &mut VmFault<'_>) -> Result<(), NotMapped> {
     let mut pte = vmf.lock_pte_block(0).map_err(NotMapped::Lock)?;
     match pte.vacant_zero_page() {
@@ -88,7 +132,7 @@ fn map_zero_page(vmf: &mut VmFault<'_>) -> Result<(), NotMapped> {
 }
 
 /// How a fault ends once its block was mapped or refused (the PTE lock dropped), as in C.
-#[inline]
+#[inline(always)]
 fn outcome(vmf: VmFault<'_>, mapped: Result<(), NotMapped>) -> FaultOutcome<'_> {
     match mapped {
         // Mapped; or another thread mapped it first, or the page table changed: retry.
@@ -157,4 +201,24 @@ pub unsafe extern "C" fn mm_rs_anon_zero_page_install(
     unsafe { VmFault::handle(vmf, anon_zero_page_install) }
 }
 
+/// C entry for [`do_anonymous_page`].
+///
+/// # Safety
+///
+/// `vmf` must be a fault being handled in `do_pte_missing()` for a private anonymous VMA (C
+/// checked `vma_is_anonymous()` and not `VM_SHARED`), with no page table lock held. The caller
+/// returns what this returns.
+#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_do_anonymous_page(
+    vmf: *mut bindings::vm_fault,
+) -> bindings::vm_fault_t {
+    // SAFETY: The caller passes its fault, never NULL.
+    let vmf = unsafe { NonNull::new_unchecked(vmf) };
+    // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
+    unsafe { VmFault::handle(vmf, do_anonymous_page) }
+}
+
 export_check!(mm_rs_anon_folio_install, mm_rs_anon_zero_page_install);
+#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+export_check!(mm_rs_do_anonymous_page);

@@ -23,7 +23,7 @@ use kernel::page::PAGE_SHIFT;
 ///
 /// `vma` must be anonymous (do_anonymous_page() only runs for anonymous VMAs); any other VMA gets
 /// no large order.
-#[inline]
+#[inline(always)]
 pub(crate) fn thp_vma_allowable_orders(
     vma: &VmaRef,
     knobs: &AnonThpKnobs,
@@ -102,7 +102,7 @@ pub(crate) fn thp_vma_suitable_orders(vma: &VmaRef, addr: usize, orders: OrderSe
 /// The large orders an anonymous fault at `addr` may try before it looks at the page table.
 ///
 /// A VMA with userfaultfd armed gets none: userfaultfd needs a fault per page.
-#[inline]
+#[inline(always)]
 pub(crate) fn anon_folio_orders(vma: &VmaRef, knobs: &AnonThpKnobs, addr: usize) -> OrderSet {
     if vma.flags() & flags::UFFD_ANY != 0 {
         return OrderSet::EMPTY;

@@ -19,34 +19,111 @@
 //! Every policy only chooses the orders to try; which of them fit the VMA and have no populated
 //! entry, the allocation, the charge and the fallback are common ([`super::alloc`]).
 
+use super::{
+    alloc::{alloc_orders, AnonFolio},
+    order::thp_vma_suitable_orders,
+};
+use core::sync::atomic::{AtomicI32, Ordering::Relaxed};
+use kernel::bindings;
+use kernel::error::code::EINVAL;
+use kernel::ffi::c_int;
 use kernel::mm::{
+    fault::VmFault,
     order::OrderSet,
     thp::{AnonThpKnobs, PMD_ORDER, THP_ORDERS_ALL_ANON},
     virt::{flags, VmaRef},
+    vmstat::{count_vm_event, VmEvent},
 };
 use kernel::page::PAGE_SHIFT;
 
-/// The anonymous order policy (C's `enum mm_rs_anon_order_policy`).
+/// An anonymous order policy, as C's `enum mm_rs_anon_order_policy` numbers them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Policy {
-    /// Mainline's mTHP knobs, as C decides.
-    Mthp,
-    /// The RFC's arch-preferred order.
-    Arch,
-    /// The per-VMA controller.
-    Auto,
-}
+pub(crate) struct Policy(c_int);
+
+/// The policy in force (`/sys/kernel/mm/mm_rs/anon_order_policy`), read without a lock by the
+/// faults as C reads a knob with `READ_ONCE()`; always a valid policy.
+static POLICY: AtomicI32 = AtomicI32::new(Policy::MTHP.0);
 
 impl Policy {
-    /// The policy C's `mm_rs_anon_order_policy` holds; an unknown value is `mthp`.
-    #[inline]
-    pub(crate) fn from_raw(raw: u32) -> Self {
-        match raw {
-            kernel::bindings::mm_rs_anon_order_policy_MM_RS_ANON_ORDER_ARCH => Self::Arch,
-            kernel::bindings::mm_rs_anon_order_policy_MM_RS_ANON_ORDER_AUTO => Self::Auto,
-            _ => Self::Mthp,
-        }
+    /// Mainline's mTHP knobs, as C decides.
+    pub(crate) const MTHP: Self =
+        Self(bindings::mm_rs_anon_order_policy_MM_RS_ANON_ORDER_MTHP as c_int);
+    /// The RFC's arch-preferred order.
+    pub(crate) const ARCH: Self =
+        Self(bindings::mm_rs_anon_order_policy_MM_RS_ANON_ORDER_ARCH as c_int);
+    /// The per-VMA controller.
+    pub(crate) const AUTO: Self =
+        Self(bindings::mm_rs_anon_order_policy_MM_RS_ANON_ORDER_AUTO as c_int);
+
+    /// The policy in force.
+    #[inline(always)]
+    pub(crate) fn get() -> Self {
+        Self(POLICY.load(Relaxed))
     }
+
+    /// Whether this is the `mthp` policy: one comparison on the fault path.
+    #[inline(always)]
+    pub(crate) fn is_mthp(self) -> bool {
+        self == Self::MTHP
+    }
+}
+
+/// Sets the policy in force to `policy` (an `enum mm_rs_anon_order_policy`); `-EINVAL`, and
+/// nothing changes, for a value that is no policy. For `mm/mm_rs/sysfs.c`, which parses the
+/// names.
+#[no_mangle]
+pub extern "C" fn mm_rs_anon_order_policy_store(policy: c_int) -> c_int {
+    let policy = Policy(policy);
+    if policy != Policy::MTHP && policy != Policy::ARCH && policy != Policy::AUTO {
+        return EINVAL.to_errno();
+    }
+    POLICY.store(policy.0, Relaxed);
+    0
+}
+
+/// The policy in force, an `enum mm_rs_anon_order_policy`.
+#[no_mangle]
+pub extern "C" fn mm_rs_anon_order_policy_load() -> c_int {
+    Policy::get().0
+}
+
+export_check!(mm_rs_anon_order_policy_store, mm_rs_anon_order_policy_load);
+
+/// Allocates the large folio of an anonymous fault under the `arch` or `auto` policy, as
+/// [`super::alloc::alloc_anon_folio`] does under `mthp`.
+#[inline(never)]
+pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>, policy: Policy) -> AnonFolio<'a> {
+    let vma = vmf.vma();
+    let Some(hinted) = rfc_eligible(vma, &AnonThpKnobs::read()) else {
+        return AnonFolio::Fallback;
+    };
+    let arch = arch_wants_pte_order();
+    if policy == Policy::ARCH {
+        let orders = thp_vma_suitable_orders(vma, vmf.address(), arch_orders(arch, hinted));
+        return alloc_orders(vmf, orders);
+    }
+
+    let page = vmf.address() >> PAGE_SHIFT;
+    let mut state = AutoState::from_words(vma.anon_order_hint());
+    let choice = state.decide(page, auto_max_order(arch, hinted));
+    match choice.event {
+        AutoEvent::None => {}
+        AutoEvent::Grow => count_vm_event(VmEvent::AnonAutoGrow),
+        AutoEvent::Dense => count_vm_event(VmEvent::AnonAutoDense),
+        AutoEvent::Sparse => count_vm_event(VmEvent::AnonAutoSparse),
+    }
+    if choice.probe {
+        count_vm_event(VmEvent::AnonAutoProbe);
+    }
+    let orders = thp_vma_suitable_orders(vma, vmf.address(), auto_orders(choice.order));
+    let folio = alloc_orders(vmf, orders);
+    let mapped = match &folio {
+        AnonFolio::Large(folio) => folio.order(),
+        AnonFolio::Fallback | AnonFolio::Retry => 0,
+    };
+    state.mapped(page, mapped, &choice);
+    vmf.vma().set_anon_order_hint(state.to_words());
+    folio
 }
 
 /// `PAGE_ALLOC_COSTLY_ORDER`: the RFC's default, and its first fallback.
@@ -321,10 +398,7 @@ impl AutoState {
 /// KUnit entry for [`arch_orders`]; `arch` < 0 is no preference.
 #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
 #[no_mangle]
-pub extern "C" fn mm_rs_anon_arch_orders_test(
-    arch: kernel::ffi::c_int,
-    hinted: bool,
-) -> kernel::ffi::c_ulong {
+pub extern "C" fn mm_rs_anon_arch_orders_test(arch: c_int, hinted: bool) -> kernel::ffi::c_ulong {
     arch_orders(u32::try_from(arch).ok(), hinted).bits()
 }
 

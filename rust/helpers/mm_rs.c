@@ -15,7 +15,6 @@
 #include <linux/pgtable.h>
 #include <linux/swap.h>
 #include <linux/vmstat.h>
-#include <linux/mm_rs.h>
 
 #ifdef CONFIG_MM_RS
 
@@ -79,6 +78,13 @@ __rust_helper struct folio *rust_helper_mm_rs_vma_alloc_folio(gfp_t gfp, int ord
 							      unsigned long addr)
 {
 	return vma_alloc_folio(gfp, order, vma, addr, true);
+}
+
+/* An order-0 folio for an anonymous fault, zeroed (arm64: its MTE tags too). */
+__rust_helper struct folio *
+rust_helper_mm_rs_vma_alloc_zeroed_movable_folio(struct vm_area_struct *vma, unsigned long addr)
+{
+	return vma_alloc_zeroed_movable_folio(vma, addr);
 }
 
 __rust_helper int rust_helper_mm_rs_mem_cgroup_charge(struct folio *folio,
@@ -208,6 +214,12 @@ __rust_helper bool rust_helper_mm_rs_mm_forbids_zeropage(struct mm_struct *mm)
 	return mm_forbids_zeropage(mm);
 }
 
+/* pte_alloc(): a PTE table for @pmd unless it has one; true if that failed. */
+__rust_helper bool rust_helper_mm_rs_pte_alloc(struct mm_struct *mm, pmd_t *pmd)
+{
+	return pte_alloc(mm, pmd);
+}
+
 __rust_helper vm_fault_t rust_helper_mm_rs_handle_userfault(struct vm_fault *vmf,
 							    unsigned long reason)
 {
@@ -259,14 +271,6 @@ __rust_helper pmd_t rust_helper_mm_rs_pmdp_get_and_clear_table(pmd_t *pmd)
 __rust_helper void rust_helper_mm_rs_count_vm_event(enum vm_event_item item)
 {
 	count_vm_event(item);
-}
-#endif
-
-#ifdef CONFIG_MM_RS_ANON_ORDER
-/* The anonymous order policy in force (mm/mm_rs/anon/policy.rs). */
-__rust_helper int rust_helper_mm_rs_anon_order_policy_get(void)
-{
-	return READ_ONCE(mm_rs_anon_order_policy);
 }
 #endif
 

@@ -75,7 +75,8 @@ pub(super) fn is_anon_pte_order(order: u32) -> bool {
     }
 }
 
-/// A page fault being handled.
+/// A page fault in a private anonymous VMA being handled: the faults `do_anonymous_page()`
+/// handles, the only ones Rust handles.
 ///
 /// Not `Clone`, and only lent out by [`Self::handle`] and [`Self::with`]: the value stands for
 /// the handler's right to use the fault, which [`Self::handle_userfault_missing`] gives up.
@@ -83,11 +84,12 @@ pub(super) fn is_anon_pte_order(order: u32) -> bool {
 /// # Invariants
 ///
 /// For `'a`, or until the value is consumed: the fault handler holds the mmap read lock or the
-/// VMA read lock of `vmf->vma`, a VMA of a user address space; `vmf->pmd` points to the PMD entry
-/// covering `vmf->address` in that VMA's page tables, and a PTE table has been allocated for it
-/// (the PMD may still change under us, which every use of it rechecks); the fields read here
-/// (`vma`, `address`, `pmd`, `flags`, `orig_pte`) are not changed by anyone else; no page table
-/// lock is held; and no other `VmFault` exists for this `vm_fault`.
+/// VMA read lock of `vmf->vma`, a private anonymous VMA (no `vm_ops`, not `VM_SHARED`) of a user
+/// address space; `vmf->address` is a page of that VMA; `vmf->pmd` points to the PMD entry
+/// covering it in the VMA's page tables (which may be none, no PTE table allocated yet, and may
+/// change under us: every use of it rechecks); the fields read here (`vma`,
+/// `address`, `pmd`, `flags`, `orig_pte`) are not changed by anyone else; no page table lock is
+/// held; and no other `VmFault` exists for this `vm_fault`.
 pub struct VmFault<'a> {
     vmf: NonNull<bindings::vm_fault>,
     _fault: FaultBrand<'a>,
@@ -99,7 +101,8 @@ impl VmFault<'_> {
     /// # Safety
     ///
     /// `vmf` must be a fault being handled by the caller as the type invariants describe, for the
-    /// duration of the call; the caller must not use `vmf` during the call, must return the result
+    /// duration of the call (`do_anonymous_page()` establishes the VMA's kind: it refuses a
+    /// `VM_SHARED` VMA, and only runs for `vma_is_anonymous()` ones); the caller must not use `vmf` during the call, must return the result
     /// to the fault's C caller as the fault's `vm_fault_t`, and must not use the VMA or `vmf->pmd`
     /// afterwards if the result has `VM_FAULT_RETRY` or `VM_FAULT_COMPLETED` set.
     #[inline]
@@ -166,6 +169,44 @@ impl<'a> VmFault<'a> {
         unsafe { (*self.as_ptr()).pmd }
     }
 
+    /// Allocates the PTE table of the fault's PMD entry unless it has one, as C's `pte_alloc()`.
+    /// Returns `false` if there was no memory for it. May sleep (borrows the fault mutably).
+    #[inline(always)]
+    pub fn pte_alloc(&mut self) -> bool {
+        let mm = self.vma().mm();
+        // SAFETY: `vmf->pmd` is a PMD entry of the read-locked VMA's mm (type invariants); the
+        // table is installed under the PMD lock if the entry is still none.
+        !unsafe { bindings::mm_rs_pte_alloc(mm.as_raw(), self.pmd()) }
+    }
+
+    /// Whether the fault's mm may not map the shared zero page (`mm_forbids_zeropage()`).
+    #[inline(always)]
+    pub fn mm_forbids_zeropage(&self) -> bool {
+        // SAFETY: The mm is valid (the VMA's, read-locked).
+        unsafe { bindings::mm_rs_mm_forbids_zeropage(self.vma().mm().as_raw()) }
+    }
+
+    /// Gives the VMA an anon_vma unless it has one, as C's `vmf_anon_prepare()`, which anonymous
+    /// folios need for their rmap.
+    ///
+    /// This consumes the fault and gives it back on success: with only the VMA lock held, it may
+    /// have to drop it (`VM_FAULT_RETRY`), after which the fault can only return that outcome.
+    #[inline(always)]
+    pub fn anon_prepare(self) -> Result<Self, FaultOutcome<'a>> {
+        if self.vma().has_anon_vma() {
+            return Ok(self);
+        }
+        // SAFETY: The fault is being handled with the VMA read-locked and no page table lock
+        // held (type invariants; `self` is moved here, so no guard borrows it).
+        let ret = unsafe { bindings::mm_rs_vmf_anon_prepare(self.as_ptr()) };
+        if ret == 0 {
+            Ok(self)
+        } else {
+            // VM_FAULT_OOM, or VM_FAULT_RETRY with the VMA lock dropped: `self` is gone.
+            Err(FaultOutcome::new(ret))
+        }
+    }
+
     /// Whether this is a write fault (`FAULT_FLAG_WRITE`).
     #[inline]
     pub fn is_write(&self) -> bool {
@@ -188,7 +229,7 @@ impl<'a> VmFault<'a> {
     }
 
     /// The fault's original entry, if the fault read one (`FAULT_FLAG_ORIG_PTE_VALID`).
-    #[inline]
+    #[inline(always)]
     pub fn orig_pte(&self) -> Option<Pte> {
         // SAFETY: `flags` and `orig_pte` are set before the handler runs.
         let (flags, orig) = unsafe {
@@ -202,7 +243,7 @@ impl<'a> VmFault<'a> {
 
     /// Whether the original entry was a userfaultfd write-protect marker in a VMA registered
     /// for write protection, as C's `vmf_orig_pte_uffd_wp()`.
-    #[inline]
+    #[inline(always)]
     pub fn orig_pte_uffd_wp(&self) -> bool {
         if !self.vma().userfaultfd_wp() {
             return false;
@@ -214,8 +255,12 @@ impl<'a> VmFault<'a> {
     /// one an anonymous fault maps with PTEs and the block lies inside the VMA: `(first address,
     /// number of pages)`. The block lies in one PTE table: it is aligned to its size, which is
     /// below the PMD size.
-    #[inline]
+    #[inline(always)]
     fn block(&self, order: u32) -> Option<(usize, usize)> {
+        if order == 0 {
+            // The faulting page, which lies in the VMA (type invariants).
+            return Some((self.address(), 1));
+        }
         if !is_anon_pte_order(order) {
             return None;
         }
@@ -231,26 +276,21 @@ impl<'a> VmFault<'a> {
     /// Maps and locks the PTE table of the fault (`pte_offset_map_lock()`), positioned at the
     /// naturally aligned block of `1 << order` pages around the fault address.
     ///
-    /// Refused with [`LockRefused::Unsuitable`] if the VMA is not a private anonymous one (these
-    /// entries map anonymous memory and the zero page only), if `order` is not one an anonymous
-    /// fault maps with PTEs, or if the block does not lie inside the VMA; with
-    /// [`LockRefused::PmdChanged`] if the PMD no longer points to a PTE table.
+    /// Refused with [`LockRefused::Unsuitable`] if `order` is not one an anonymous fault maps with
+    /// PTEs, or if the block does not lie inside the VMA; with [`LockRefused::PmdChanged`] if the
+    /// PMD no longer points to a PTE table.
     ///
     /// The guard borrows the fault mutably: the PTE lock cannot be taken a second time while it
     /// is held (a self-deadlock), nothing of this API that sleeps can run under it, and what the
     /// fault is needed for meanwhile goes through the guard.
-    #[inline]
+    #[inline(always)]
     pub fn lock_pte_block(&mut self, order: u32) -> Result<PteTableGuard<'_, 'a>, LockRefused> {
-        let vma = self.vma();
-        if !vma.is_anonymous() || vma.flags() & super::virt::flags::SHARED != 0 {
-            return Err(LockRefused::Unsuitable);
-        }
         let (addr, nr) = self.block(order).ok_or(LockRefused::Unsuitable)?;
         let this: &Self = self;
         // SAFETY: The VMA is private anonymous, `vmf->pmd` is the PMD entry covering the fault
         // address in its page tables (type invariants), and the block is the naturally aligned
-        // one around the fault address, of at most `PTRS_PER_PTE` pages, inside the VMA, as just
-        // checked.
+        // one around the fault address, of an order an anonymous fault maps with PTEs, inside
+        // the VMA, as just checked.
         unsafe { PteTableGuard::lock(this, addr, nr) }.ok_or(LockRefused::PmdChanged)
     }
 
@@ -285,6 +325,12 @@ impl<'a> VmFault<'a> {
     #[inline]
     pub fn sigbus(self) -> FaultOutcome<'a> {
         FaultOutcome::new(bindings::MM_RS_VM_FAULT_SIGBUS)
+    }
+
+    /// Ends the fault with `VM_FAULT_OOM`: no memory for the folio, or no charge.
+    #[inline]
+    pub fn oom(self) -> FaultOutcome<'a> {
+        FaultOutcome::new(bindings::MM_RS_VM_FAULT_OOM)
     }
 }
 

@@ -190,6 +190,40 @@ pub struct NewAnonFolio<'a> {
 }
 
 impl<'a> NewAnonFolio<'a> {
+    /// Allocates an order-0 folio for the fault `vmf`, zeroed, and charges it to the memory
+    /// cgroup of the fault's mm, as C's `folio_prealloc(vma->vm_mm, vma, vmf->address, true)`:
+    /// `vma_alloc_zeroed_movable_folio()`, `mem_cgroup_charge(GFP_KERNEL)` (the folio put if it
+    /// fails), `folio_throttle_swaprate()`. Returns [`None`] if either failed. May sleep
+    /// (borrows the fault mutably).
+    #[inline]
+    pub fn prealloc(vmf: &mut VmFault<'a>) -> Option<Self> {
+        let vma = vmf.vma();
+        // SAFETY: The VMA is valid and read-locked by the `VmFault` invariants.
+        let folio =
+            unsafe { bindings::mm_rs_vma_alloc_zeroed_movable_folio(vma.as_ptr(), vmf.address()) };
+        // INVARIANT: A folio fresh from the allocator comes with one reference, which we now
+        // own, and nobody else knows of it; it is of order 0.
+        let folio = Unique {
+            folio: NonNull::new(folio)?,
+        };
+        let gfp = bindings::GFP_KERNEL;
+        // SAFETY: The folio is valid, exclusively ours and not charged yet; the mm is the
+        // fault's.
+        if unsafe { bindings::mm_rs_mem_cgroup_charge(folio.as_ptr(), vma.mm().as_raw(), gfp) } != 0
+        {
+            // Dropping `folio` puts it.
+            return None;
+        }
+        // SAFETY: The folio is valid.
+        unsafe { bindings::mm_rs_folio_throttle_swaprate(folio.as_ptr(), gfp) };
+        // INVARIANT: Order 0, zeroed at allocation, charged to the fault's mm; still ours alone.
+        Some(Self {
+            folio,
+            order: 0,
+            _fault: PhantomData,
+        })
+    }
+
     /// Takes over a new anonymous folio that C allocated for the fault `vmf`.
     ///
     /// Returns [`None`] for NULL, or (with the reference put) for a folio of an order an

@@ -102,7 +102,11 @@ impl OrderSet {
     /// The set without `order`.
     #[inline]
     pub const fn without(self, order: u32) -> Self {
-        self.and(Self(!Self::single(order).0))
+        // `checked_shl` is `None` at or above `MAX_ORDERS`, which removes nothing.
+        match (1 as c_ulong).checked_shl(order) {
+            Some(bit) => Self(self.0 & !bit),
+            None => self,
+        }
     }
 
     /// The highest order in the set, as C's `highest_order()` (which returns -1 for none).
@@ -124,7 +128,11 @@ impl OrderSet {
     /// ```
     #[inline]
     pub const fn at_or_below(self, order: u32) -> Self {
-        self.and(Self::range(0, order))
+        // The orders below `order + 1`; all of them at or above `MAX_ORDERS - 1`.
+        match (2 as c_ulong).checked_shl(order) {
+            Some(top) if order < MAX_ORDERS - 1 => Self(self.0 & top.wrapping_sub(1)),
+            _ => self,
+        }
     }
 
     /// Iterates from the highest order down, as C's `highest_order()`/`next_order()` loop.

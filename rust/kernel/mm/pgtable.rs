@@ -173,7 +173,7 @@ impl<'a> PteTableMap<'a> {
 }
 
 impl Drop for PteTableMap<'_> {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
         // SAFETY: By the type invariants, the table is mapped and this is the one unmap.
         unsafe { bindings::mm_rs_pte_unmap(self.table.as_ptr()) };
@@ -192,21 +192,21 @@ pub struct Pte(bindings::pte_t);
 
 impl Pte {
     /// Whether the entry is none (`pte_none()`).
-    #[inline]
+    #[inline(always)]
     pub fn is_none(self) -> bool {
         // SAFETY: Pure function of the value.
         unsafe { bindings::mm_rs_pte_none(self.0) }
     }
 
     /// Whether two entries are the same (`pte_same()`).
-    #[inline]
+    #[inline(always)]
     pub fn same(self, other: Pte) -> bool {
         // SAFETY: Pure function of the values.
         unsafe { bindings::mm_rs_pte_same(self.0, other.0) }
     }
 
     /// Whether the entry is a userfaultfd write-protect marker (`pte_marker_uffd_wp()`).
-    #[inline]
+    #[inline(always)]
     pub fn is_uffd_wp_marker(self) -> bool {
         // SAFETY: Pure function of the value.
         unsafe { bindings::mm_rs_pte_marker_uffd_wp(self.0) }
@@ -225,7 +225,7 @@ impl Pte {
     }
 
     /// The entry with the userfaultfd write-protect bit set (`pte_mkuffd_wp()`).
-    #[inline]
+    #[inline(always)]
     fn mkuffd_wp(self) -> Self {
         // SAFETY: Pure function of the value; only a software bit changes.
         Self(unsafe { bindings::mm_rs_pte_mkuffd_wp(self.0) })
@@ -251,7 +251,7 @@ impl<'a> AnonFolioPte<'a> {
     ///
     /// Refused, with the folio given back, if the VMA has no `anon_vma` (the fault must
     /// `vmf_anon_prepare()` first: the rmap needs one).
-    #[inline]
+    #[inline(always)]
     pub fn new(vmf: &VmFault<'a>, mut folio: NewAnonFolio<'a>) -> Result<Self, NewAnonFolio<'a>> {
         let vma = vmf.vma();
         // The anon_vma only ever goes from NULL to set under the VMA lock held, so a check now
@@ -272,7 +272,7 @@ impl<'a> AnonFolioPte<'a> {
     }
 
     /// The folio's order.
-    #[inline]
+    #[inline(always)]
     pub fn order(&self) -> u32 {
         self.folio.order()
     }
@@ -326,7 +326,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
     /// The VMA of `vmf` must be private anonymous; `[addr, addr + nr pages)` must be the
     /// naturally aligned block of `nr` pages around the fault address, `nr` a power of two below
     /// [`PTRS_PER_PTE`] of an order an anonymous fault maps with PTEs, and lie inside the VMA.
-    #[inline]
+    #[inline(always)]
     pub(super) unsafe fn lock(vmf: &'g VmFault<'a>, addr: usize, nr: usize) -> Option<Self> {
         let mm = vmf.vma().mm();
         let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
@@ -362,7 +362,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
 
     /// Whether the block may be filled: C's `vmf_pte_changed()` for one entry (it still holds
     /// what the fault found, none or a uffd-wp marker), `pte_range_none()` for more.
-    #[inline]
+    #[inline(always)]
     fn is_vacant(&self) -> bool {
         // `nr < PTRS_PER_PTE` by the type invariants, so it fits in a C int.
         let nr = self.nr as i32;
@@ -382,7 +382,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
     /// The checks C makes under the PTE lock before it maps, in C's order: the block is still
     /// vacant, the mm is not being torn down by the OOM reaper, and the fault is not to be
     /// handed to userfaultfd.
-    #[inline]
+    #[inline(always)]
     fn check_under_lock(&self) -> Result<(), Refused> {
         if !self.is_vacant() {
             return Err(Refused::Changed);
@@ -400,7 +400,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
     /// Proof, under the lock, that the block may be filled with `folio`, readied for this fault
     /// (the lifetime `'a` says so): the folio is the block's size, and [C's checks](Refused)
     /// pass. The folio comes back with the reason if not.
-    #[inline]
+    #[inline(always)]
     pub fn vacant_folio(
         &mut self,
         folio: AnonFolioPte<'a>,
@@ -418,7 +418,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
 
     /// Proof, under the lock, that the block may be filled with the shared zero page: it is one
     /// entry, the fault is a read, the mm may map the zero page, and [C's checks](Refused) pass.
-    #[inline]
+    #[inline(always)]
     pub fn vacant_zero_page(&mut self) -> Result<VacantZeroPage<'_, 'g, 'a>, Refused> {
         let vma = self.vmf.vma();
         // SAFETY: The mm is valid (the VMA's, read-locked).
@@ -457,7 +457,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
     /// map memory that stays allocated while mapped: the `nr` pages of a folio whose references
     /// the entries own and whose rmap, mapcount and the mm's RSS already account for them, or
     /// the zero page.
-    #[inline]
+    #[inline(always)]
     unsafe fn set_ptes(&self, entry: Pte) {
         let vma = self.vmf.vma();
         // `nr < PTRS_PER_PTE` by the type invariants.
@@ -489,7 +489,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
 }
 
 impl Drop for PteTableGuard<'_, '_> {
-    #[inline]
+    #[inline(always)]
     fn drop(&mut self) {
         // SAFETY: By the type invariants the table is mapped and its lock held; this is the one
         // unlock and unmap.
@@ -520,7 +520,7 @@ impl VacantFolio<'_, '_, '_> {
     /// entries with one `set_ptes()` (uffd-wp kept when the fault replaces a uffd-wp marker) and
     /// updates the MMU cache. Cannot fail: everything it needs was checked before, under the
     /// lock still held.
-    #[inline]
+    #[inline(always)]
     pub fn install(self) {
         let Self { guard, folio } = self;
         let AnonFolioPte { folio, entry } = folio;
@@ -593,7 +593,7 @@ pub struct VacantZeroPage<'v, 'g, 'a> {
 impl VacantZeroPage<'_, '_, '_> {
     /// Maps the shared zero page at the entry (a read fault), `pte_mkspecial()` with the VMA's
     /// protection, read-only, uffd-wp kept when the fault replaces a uffd-wp marker.
-    #[inline]
+    #[inline(always)]
     pub fn install(self) {
         let guard = self.guard;
         let vmf = guard.vmf;

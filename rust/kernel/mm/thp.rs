@@ -66,24 +66,6 @@ impl AnonThpKnobs {
     }
 }
 
-impl AnonThpKnobs {
-    /// Whether any mTHP size is enabled in any mode (`always`, `madvise` or `inherit`): three
-    /// loads, for the fault path's common case of no mTHP at all, before [`Self::read`].
-    #[inline]
-    pub fn any_order_enabled() -> bool {
-        // SAFETY: As in `read()`: word-sized globals written with WRITE_ONCE() under their
-        // sysfs locks, read without a lock as C's READ_ONCE() does.
-        let (always, madvise, inherit) = unsafe {
-            (
-                core::ptr::read_volatile(core::ptr::addr_of!(bindings::huge_anon_orders_always)),
-                core::ptr::read_volatile(core::ptr::addr_of!(bindings::huge_anon_orders_madvise)),
-                core::ptr::read_volatile(core::ptr::addr_of!(bindings::huge_anon_orders_inherit)),
-            )
-        };
-        always | madvise | inherit != 0
-    }
-}
-
 /// The per-size mTHP counters (`enum mthp_stat_item`) the anonymous fault path moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
