@@ -188,20 +188,27 @@ void mm_rs_anon_auto_mapped_test(unsigned long *state, unsigned long page,
 /* mm/mm_rs/anon/fault.rs */
 
 /*
- * do_anonymous_page() for a write fault once it has @folio: map the whole
- * folio, or back out if another thread mapped its range first. Takes over
- * the caller's reference to @folio.
- */
-vm_fault_t mm_rs_anon_folio_install(struct vm_fault *vmf, struct folio *folio);
-/* do_anonymous_page() for a read fault: map the shared zero page. */
-vm_fault_t mm_rs_anon_zero_page_install(struct vm_fault *vmf);
-/*
  * do_anonymous_page() after its VM_SHARED check, with both decisions in Rust
  * (CONFIG_MM_RS_ANON_ORDER and _ANON_FAULT): the PTE table, the zero page for
  * a read, the anon_vma, the order, the allocation (order 0 as C's
  * folio_prealloc()), the charge, the zeroing and the map.
  */
 vm_fault_t mm_rs_do_anonymous_page(struct vm_fault *vmf);
+/* The same with the folio from C's alloc_anon_folio(). */
+vm_fault_t mm_rs_do_anonymous_page_c_order(struct vm_fault *vmf);
+/* mm/memory.c: alloc_anon_folio(), for mm_rs_do_anonymous_page_c_order(). */
+struct folio *mm_rs_c_alloc_anon_folio(struct vm_fault *vmf);
+
+#ifdef CONFIG_MM_RS_KUNIT_TEST
+/*
+ * KUnit only: the map step of the Rust fault path for a write fault once it
+ * has @folio: map the whole folio, or back out if another thread mapped its
+ * range first. Takes over the caller's reference to @folio.
+ */
+vm_fault_t mm_rs_anon_folio_install(struct vm_fault *vmf, struct folio *folio);
+/* KUnit only: the map step for a read fault: map the shared zero page. */
+vm_fault_t mm_rs_anon_zero_page_install(struct vm_fault *vmf);
+#endif
 
 /* mm/mm_rs/exec_ra/: a readahead window of @size pages from @start, in folios of @order. */
 struct mm_rs_exec_ra {

@@ -141,28 +141,37 @@ static void write_fault_state(struct kunit *test, int order, struct fault_state 
 }
 
 /*
- * Each mTHP size and order 0, on the C path and the Rust path: the same
- * entries, counters, statistics, reference and map counts.
+ * Each mTHP size and order 0, on the C path and on each path with Rust in
+ * it (the order, the fault with C's order, both): the same entries,
+ * counters, statistics, reference and map counts.
  */
 static void fault_state_each_order(struct kunit *test)
 {
+	static const struct mm_rs_paths rust_paths[] = {
+		{ .anon_order = true, .anon_fault = false },
+		{ .anon_order = false, .anon_fault = true },
+		{ .anon_order = true, .anon_fault = true },
+	};
 	struct fault_state c_st, rust_st;
-	int order;
+	int order, i;
 
 	for (order = 0; order < PMD_ORDER; order++) {
 		if (order == 1)
 			continue;
-		kunit_info(test, "order %d", order);
 		mm_rs_paths_all(false);
 		write_fault_state(test, order, &c_st);
-		mm_rs_paths_all(true);
-		write_fault_state(test, order, &rust_st);
-		KUNIT_EXPECT_EQ(test, rust_st.prot, c_st.prot);
-		KUNIT_EXPECT_EQ(test, rust_st.anon_pages, c_st.anon_pages);
-		KUNIT_EXPECT_EQ(test, rust_st.alloc_stat, c_st.alloc_stat);
-		KUNIT_EXPECT_EQ(test, rust_st.folio_order, c_st.folio_order);
-		KUNIT_EXPECT_EQ(test, rust_st.refs, c_st.refs);
-		KUNIT_EXPECT_EQ(test, rust_st.maps, c_st.maps);
+		for (i = 0; i < ARRAY_SIZE(rust_paths); i++) {
+			kunit_info(test, "order %d, anon_order %d, anon_fault %d", order,
+				   rust_paths[i].anon_order, rust_paths[i].anon_fault);
+			mm_rs_paths_set(&rust_paths[i]);
+			write_fault_state(test, order, &rust_st);
+			KUNIT_EXPECT_EQ(test, rust_st.prot, c_st.prot);
+			KUNIT_EXPECT_EQ(test, rust_st.anon_pages, c_st.anon_pages);
+			KUNIT_EXPECT_EQ(test, rust_st.alloc_stat, c_st.alloc_stat);
+			KUNIT_EXPECT_EQ(test, rust_st.folio_order, c_st.folio_order);
+			KUNIT_EXPECT_EQ(test, rust_st.refs, c_st.refs);
+			KUNIT_EXPECT_EQ(test, rust_st.maps, c_st.maps);
+		}
 	}
 }
 

@@ -6,7 +6,8 @@
  * Each switch reads 1 when the Rust path is in use and 0 when the C original
  * is (for pt_reclaim, which has no C original: when tables are kept, as in
  * 6.12), and accepts exactly those two values; anything else is -EINVAL.
- * anon_order_policy and exec_folio_size choose within a Rust path.
+ * The other files choose within a Rust path, and reject what they do not
+ * know with -EINVAL as well.
  */
 
 #include <linux/init.h>

@@ -34,6 +34,11 @@ def func(pc):
 
 
 hmf = next(a for a, n in syms if n == "handle_mm_fault")
+# The page allocator's share of a fault depends on the state of its per-CPU free lists (they
+# are refilled now and then), not on the fault path: it is counted from the call of an
+# allocator entry to the return into the function that called it. (The drain of the per-CPU
+# LRU batch, the other work done in batches, comes at the same fault of every region:
+# userspace/faulttrace.c empties the batch before the traced faults.)
 ALLOC_ENTRIES = {a for a, n in syms if n in ("__folio_alloc_noprof", "folio_alloc_mpol_noprof",
                                              "vma_alloc_folio_noprof", "__alloc_pages_noprof")}
 regions = {}
@@ -49,7 +54,7 @@ trace_re = re.compile(r"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/")
 # Interrupt entry points: a fault an interrupt came in on is left out (its
 # handler's instructions are not the fault's).
 IRQ = re.compile(r"^(asm_(sysvec|common_interrupt|exc_)|el1h_64_irq|el0t_64_irq|el1_interrupt)")
-result = {}
+region_traces = {}
 for r, (path, kb, faults) in sorted(regions.items()):
     try:
         f = open("%s/region-%d.log" % (tdir, r), errors="replace")
@@ -69,6 +74,28 @@ for r, (path, kb, faults) in sorted(regions.items()):
     if len(traces) != faults:
         sys.exit("fault-trace: region %d (%s, %dK): %d faults logged, %d made" %
                  (r, path, kb, len(traces), faults))
+    region_traces[r] = traces
+
+# Which traced instructions are calls and returns, for a shadow stack: the allocator's share
+# ends with the return from the function it was entered at, however it was entered (a call,
+# or a tail call from a function that does not get control back).
+objdump = nm.replace("llvm-nm", "llvm-objdump")
+seen = sorted({func(pc) for traces in region_traces.values() for t in traces for pc in t})
+kind = {}
+dis = subprocess.run([objdump, "-d", "--no-show-raw-insn", "--disassemble-symbols=" + ",".join(seen),
+                      vmlinux], capture_output=True, text=True, check=True).stdout
+for line in dis.splitlines():
+    m = re.match(r"\s*([0-9a-f]+):\s+(\S+)", line)
+    if m:
+        op = m.group(2)
+        if op.startswith("call") or op in ("bl", "blr", "blraa", "blraaz", "blrab", "blrabz"):
+            kind[int(m.group(1), 16)] = 1
+        elif op.startswith("ret"):
+            kind[int(m.group(1), 16)] = -1
+
+result = {}
+for r, (path, kb, faults) in sorted(regions.items()):
+    traces = region_traces[r]
     counts = collections.Counter()
     alloc = 0
     kept = 0
@@ -77,17 +104,22 @@ for r, (path, kb, faults) in sorted(regions.items()):
         if any(IRQ.match(fn) for fn in set(fns)):
             continue
         counts.update(fns)
-        # The page allocator's share: from the entry of an allocator function to the return
-        # into the function that called it. It depends on the free lists' state (the per-CPU
-        # lists are refilled now and then), not on the fault path's code.
-        caller = None
-        for i, (pc, fn) in enumerate(zip(t, fns)):
-            if caller is None and pc in ALLOC_ENTRIES and i > 0:
-                caller = fns[i - 1]
-            elif caller is not None and fn == caller:
-                caller = None
-            if caller is not None:
+        # The allocator's share (see ALLOC_ENTRIES), from its entry to the return that leaves
+        # the depth it was entered at. A call whose callee was not logged (x86's page
+        # clearing) is followed by its own return address: no depth.
+        depth = 0
+        until = None
+        for i, pc in enumerate(t):
+            if until is None and pc in ALLOC_ENTRIES:
+                until = depth
+            if until is not None:
                 alloc += 1
+            k = kind.get(pc, 0)
+            if k > 0 and i + 1 < len(t) and fns[i + 1] == fns[i] and t[i + 1] > pc:
+                k = 0
+            depth += k
+            if until is not None and depth < until:
+                until = None
         kept += 1
     if kept < faults // 2:
         sys.exit("fault-trace: region %d: interrupts in %d of %d faults" % (r, faults - kept, faults))

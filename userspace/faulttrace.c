@@ -6,7 +6,8 @@
  * each folio size (order 0, 16K, 32K, 64K mTHP), one region at a fixed
  * address (the debugger tells the regions by address): warm-up faults, then
  * N traced faults, each on a block of its own (default 31, the size of the
- * per-CPU LRU batch, so that each region's traced faults drain it once).
+ * per-CPU LRU batch: the batch is emptied before them, so that on every path
+ * the same fault drains it).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -71,6 +72,11 @@ int main(int argc, char **argv)
 			for (i = 0; i < 64; i++)
 				base[i * FT_BLOCK] = 1;
 			base[FT_TRACED + (2UL << 20) - page] = 1;
+			/* MADV_COLD starts with lru_add_drain(): this CPU's batch. */
+			if (madvise(base + FT_TRACED, page, MADV_COLD)) {
+				perror("faulttrace: madvise");
+				return 1;
+			}
 			for (i = 0; i < n; i++)
 				base[FT_TRACED + i * FT_BLOCK] = 1;
 			printf("mmrs-data faulttrace region=%lu path=%s size_kb=%lu faults=%d\n", r,

@@ -85,7 +85,10 @@ pub unsafe fn entry(vmf: NonNull<bindings::vm_fault>, gfp: Gfp) -> bindings::vm_
     // SAFETY: Guaranteed by the caller; the folio was made for this fault just above.
     unsafe {
         VmFault::handle(vmf, |vmf| {
-            match folio.and_then(|f| NewAnonFolio::from_raw(&vmf, f)) {
+            match folio
+                .and_then(NonNull::new)
+                .and_then(|f| NewAnonFolio::from_raw(&vmf, f))
+            {
                 Some(folio) => install(vmf, folio),
                 None => zero_page(vmf),
             }

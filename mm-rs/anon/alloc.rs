@@ -2,13 +2,14 @@
 
 //! Allocating the folio for an anonymous fault (`alloc_anon_folio()` for large orders).
 //!
-//! The orders come from [`super::order`] (the `mthp` policy, C's) or [`super::policy`] (`arch`
-//! and `auto`); the ones whose block fits the VMA and has no populated entry are tried, and
-//! [`alloc_walk`] walks them from the highest down,
+//! The orders the mTHP knobs allow come from [`super::order`]; the ones whose block fits the VMA
+//! and has no populated entry are tried, and [`alloc_walk`] walks them from the highest down,
 //! allocating and charging, and counts the mTHP statistics exactly where C does:
 //! `anon_fault_fallback_charge` when the memcg charge of an order fails, and
 //! `anon_fault_fallback` for every order given up, whether its allocation or its charge failed.
 //! Order 0 stays with C's `folio_prealloc()`.
+//!
+//! With `anon_order_policy` other than `mthp`, [`super::policy`] chooses the orders instead.
 //!
 //! The walk is generic over where folios come from, so that the KUnit suite can drive it with
 //! scripted allocation and charge failures ([`mm_rs_anon_alloc_walk_test`]); the fault path
@@ -106,11 +107,22 @@ pub(crate) enum AnonFolio<'a> {
 /// Allocates the large folio for an anonymous fault, as C's `alloc_anon_folio()` up to its
 /// `fallback:` label.
 ///
-/// The `mthp` policy is decided inline, as C's `alloc_anon_folio()` is inlined into
-/// `do_anonymous_page()`: the common case, no mTHP size enabled for the VMA, ends after the
-/// loads of the knobs, as C's inline `thp_vma_allowable_orders()` check does.
+/// Inline, as C's `alloc_anon_folio()` is inlined into `do_anonymous_page()`: the common case,
+/// no mTHP size enabled for the VMA, ends after the loads of the knobs, as C's inline
+/// `thp_vma_allowable_orders()` check does.
 #[inline(always)]
 pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>) -> AnonFolio<'a> {
+    alloc_anon_folio_then(vmf, alloc_orders)
+}
+
+/// [`alloc_anon_folio`], with `alloc` allocating from the orders the knobs allow once there
+/// are any: [`alloc_orders`], inline on the Rust fault path, or out of line for C's
+/// `alloc_anon_folio()`, so that its common case returns without a stack frame.
+#[inline(always)]
+fn alloc_anon_folio_then<'a>(
+    vmf: &mut VmFault<'a>,
+    alloc: impl FnOnce(&mut VmFault<'a>, OrderSet) -> AnonFolio<'a>,
+) -> AnonFolio<'a> {
     // The other order policies, out of line.
     let policy = super::policy::Policy::get();
     if !policy.is_mthp() {
@@ -119,6 +131,15 @@ pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>) -> AnonFolio<'a> {
     // The orders the knobs allow, as C's inline thp_vma_allowable_orders(); nothing more for
     // the common case of no mTHP size enabled.
     let orders = anon_folio_orders(vmf.vma(), &AnonThpKnobs::read(), vmf.address());
+    if orders.is_empty() {
+        return AnonFolio::Fallback;
+    }
+    alloc(vmf, orders)
+}
+
+/// [`alloc_orders`] out of line: see [`alloc_anon_folio_then`].
+#[inline(never)]
+fn alloc_orders_out_of_line<'a>(vmf: &mut VmFault<'a>, orders: OrderSet) -> AnonFolio<'a> {
     alloc_orders(vmf, orders)
 }
 
@@ -159,15 +180,16 @@ pub(crate) fn alloc_orders<'a>(vmf: &mut VmFault<'a>, orders: OrderSet) -> AnonF
 pub unsafe extern "C" fn mm_rs_alloc_anon_folio(
     vmf: *mut bindings::vm_fault,
 ) -> *mut bindings::folio {
-    let Some(vmf) = NonNull::new(vmf) else {
-        return core::ptr::null_mut();
-    };
+    // SAFETY: The caller passes its fault, never NULL.
+    let vmf = unsafe { NonNull::new_unchecked(vmf) };
     // SAFETY: Guaranteed by the caller, who does not use `vmf` during the call.
     unsafe {
-        VmFault::with(vmf, |vmf| match alloc_anon_folio(vmf) {
-            AnonFolio::Large(folio) => folio.into_raw(),
-            AnonFolio::Fallback => core::ptr::null_mut(),
-            AnonFolio::Retry => EAGAIN.to_ptr(),
+        VmFault::with(vmf, |vmf| {
+            match alloc_anon_folio_then(vmf, alloc_orders_out_of_line) {
+                AnonFolio::Large(folio) => folio.into_raw(),
+                AnonFolio::Fallback => core::ptr::null_mut(),
+                AnonFolio::Retry => EAGAIN.to_ptr(),
+            }
         })
     }
 }

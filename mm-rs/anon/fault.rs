@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Installing what an anonymous fault maps: `do_anonymous_page()` from the point where it has a
-//! folio (or decided on the zero page) to the return.
+//! The anonymous fault: `do_anonymous_page()` for a private VMA, handed over whole by
+//! `do_pte_missing()` (one call, so that the Rust path is no longer than C's, where
+//! `do_anonymous_page()` is inlined). The folio comes from the Rust order decision
+//! ([`super::alloc`]) or, with `anon_order` off, from C's `alloc_anon_folio()`.
 //!
 //! A whole large folio is mapped by one fault, with one `set_ptes()` for all its pages. The
 //! entries are checked free under the PTE lock first: another thread may have mapped some of them
@@ -14,7 +16,7 @@ use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::mm::{
     fault::{FaultOutcome, LockRefused, VmFault},
-    folio::NewAnonFolio,
+    folio::{AnonAllocError, NewAnonFolio},
     pgtable::{AnonFolioPte, Refused},
 };
 
@@ -22,11 +24,12 @@ use kernel::mm::{
 use super::alloc::{alloc_anon_folio, AnonFolio};
 
 /// C's `do_anonymous_page()` after its `VM_SHARED` check: the PTE table, the zero page for a
-/// read, else the anon_vma and the folio of the order chosen (C's `folio_prealloc()` for order
-/// 0), charged, zeroed and mapped.
-#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+/// read, else the anon_vma, then `write_fault` for the folio and its mapping.
 #[inline(always)]
-pub(crate) fn do_anonymous_page(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
+fn do_anonymous_page<'a>(
+    mut vmf: VmFault<'a>,
+    write_fault: impl FnOnce(VmFault<'a>) -> FaultOutcome<'a>,
+) -> FaultOutcome<'a> {
     // pte_alloc() rather than pte_alloc_map(), so that OOM can be told from a transient
     // failure to map the table.
     if !vmf.pte_alloc() {
@@ -36,17 +39,16 @@ pub(crate) fn do_anonymous_page(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
         return anon_zero_page_install(vmf);
     }
     match vmf.anon_prepare() {
-        Ok(vmf) => anon_write_fault(vmf),
+        Ok(vmf) => write_fault(vmf),
         Err(outcome) => outcome,
     }
 }
 
-/// The whole anonymous write fault after `vmf_anon_prepare()`, as C's `do_anonymous_page()`:
-/// the folio of the order chosen (or C's `folio_prealloc()` for order 0), charged and zeroed,
-/// then mapped.
+/// The anonymous write fault after `vmf_anon_prepare()` with the order chosen in Rust: the
+/// folio of that order (or C's `folio_prealloc()` for order 0), charged and zeroed, then mapped.
 #[cfg(CONFIG_MM_RS_ANON_ORDER)]
 #[inline(always)]
-pub(crate) fn anon_write_fault(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
+fn anon_write_fault(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
     // One install for each kind of folio, so that the order-0 one (the common case) is built
     // knowing its order: one entry, no references to add, no mTHP statistics.
     match alloc_anon_folio(&mut vmf) {
@@ -57,6 +59,19 @@ pub(crate) fn anon_write_fault(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
         },
         // The PTE table went away: retry the fault.
         AnonFolio::Retry => vmf.done(),
+    }
+}
+
+/// The anonymous write fault after `vmf_anon_prepare()` with the folio from C's
+/// `alloc_anon_folio()`, then mapped.
+#[inline(always)]
+fn c_order_write_fault(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
+    match NewAnonFolio::alloc_anon_folio_c(&mut vmf) {
+        Ok(folio) => anon_folio_install(vmf, folio),
+        Err(AnonAllocError::Oom) => vmf.oom(),
+        Err(AnonAllocError::Retry) => vmf.done(),
+        // C never hands one over, and a retry would get it again.
+        Err(AnonAllocError::Unsuitable) => vmf.sigbus(),
     }
 }
 
@@ -89,7 +104,7 @@ pub(crate) fn anon_folio_install<'a>(
 /// on return. A refused folio is released with the lock still held, as C does.
 #[inline(always)]
 fn map_folio<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), NotMapped> {
-    let mut pte = vmf.lock_pte_block(folio.order()).map_err(NotMapped::Lock)?;
+    let mut pte = vmf.lock_folio_block(&folio).map_err(NotMapped::Lock)?;
     match pte.vacant_folio(folio) {
         Ok(vacant) => {
             vacant.install();
@@ -151,57 +166,7 @@ fn outcome(vmf: VmFault<'_>, mapped: Result<(), NotMapped>) -> FaultOutcome<'_> 
     }
 }
 
-/// C entry for [`anon_folio_install`]; consumes the caller's reference to `folio`.
-///
-/// # Safety
-///
-/// `vmf` must be an anonymous write fault being handled in `do_anonymous_page()` after
-/// `vmf_anon_prepare()`, with its PTE table allocated and no page table lock held; `folio` must
-/// be the new, charged, zeroed folio `alloc_anon_folio()` returned for it, whose one reference
-/// the caller gives up. The caller returns what this returns and uses neither afterwards.
-#[no_mangle]
-pub unsafe extern "C" fn mm_rs_anon_folio_install(
-    vmf: *mut bindings::vm_fault,
-    folio: *mut bindings::folio,
-) -> bindings::vm_fault_t {
-    let Some(vmf) = NonNull::new(vmf) else {
-        return bindings::MM_RS_VM_FAULT_SIGBUS;
-    };
-    if folio.is_null() {
-        return bindings::MM_RS_VM_FAULT_OOM;
-    }
-    // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
-    unsafe {
-        VmFault::handle(vmf, |vmf| {
-            // Guaranteed by the caller: the reference passes to the `NewAnonFolio`.
-            match NewAnonFolio::from_raw(&vmf, folio) {
-                Some(folio) => anon_folio_install(vmf, folio),
-                // Of an order no anonymous fault maps with PTEs (its reference was put): C
-                // never hands one over, and a retry would get it again.
-                None => vmf.sigbus(),
-            }
-        })
-    }
-}
-
-/// C entry for [`anon_zero_page_install`].
-///
-/// # Safety
-///
-/// `vmf` must be an anonymous read fault being handled in `do_anonymous_page()`, with its PTE
-/// table allocated and no page table lock held. The caller returns what this returns.
-#[no_mangle]
-pub unsafe extern "C" fn mm_rs_anon_zero_page_install(
-    vmf: *mut bindings::vm_fault,
-) -> bindings::vm_fault_t {
-    let Some(vmf) = NonNull::new(vmf) else {
-        return bindings::MM_RS_VM_FAULT_SIGBUS;
-    };
-    // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
-    unsafe { VmFault::handle(vmf, anon_zero_page_install) }
-}
-
-/// C entry for [`do_anonymous_page`].
+/// C entry for the whole fault, with the order chosen in Rust ([`anon_write_fault`]).
 ///
 /// # Safety
 ///
@@ -216,9 +181,76 @@ pub unsafe extern "C" fn mm_rs_do_anonymous_page(
     // SAFETY: The caller passes its fault, never NULL.
     let vmf = unsafe { NonNull::new_unchecked(vmf) };
     // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
-    unsafe { VmFault::handle(vmf, do_anonymous_page) }
+    unsafe { VmFault::handle(vmf, |vmf| do_anonymous_page(vmf, anon_write_fault)) }
 }
 
-export_check!(mm_rs_anon_folio_install, mm_rs_anon_zero_page_install);
+/// C entry for the whole fault, with the folio from C's `alloc_anon_folio()`
+/// ([`c_order_write_fault`]).
+///
+/// # Safety
+///
+/// As for [`mm_rs_do_anonymous_page`].
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_do_anonymous_page_c_order(
+    vmf: *mut bindings::vm_fault,
+) -> bindings::vm_fault_t {
+    // SAFETY: The caller passes its fault, never NULL.
+    let vmf = unsafe { NonNull::new_unchecked(vmf) };
+    // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
+    unsafe { VmFault::handle(vmf, |vmf| do_anonymous_page(vmf, c_order_write_fault)) }
+}
+
 #[cfg(CONFIG_MM_RS_ANON_ORDER)]
 export_check!(mm_rs_do_anonymous_page);
+export_check!(mm_rs_do_anonymous_page_c_order);
+
+/// KUnit entry for [`anon_folio_install`], the map step alone, with a fault and a folio the test
+/// makes; consumes the caller's reference to `folio`.
+///
+/// # Safety
+///
+/// `vmf` must be an anonymous write fault of a private anonymous VMA with an anon_vma, the VMA
+/// read-locked, its PTE table allocated and no page table lock held; `folio` must be a new,
+/// charged, zeroed folio for it, as `alloc_anon_folio()` returns (not NULL), whose one reference
+/// the caller gives up. The caller uses neither afterwards.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_anon_folio_install(
+    vmf: *mut bindings::vm_fault,
+    folio: *mut bindings::folio,
+) -> bindings::vm_fault_t {
+    // SAFETY: The caller passes its fault and its folio, neither NULL.
+    let (vmf, folio) = unsafe { (NonNull::new_unchecked(vmf), NonNull::new_unchecked(folio)) };
+    // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
+    unsafe {
+        VmFault::handle(vmf, |vmf| {
+            // Guaranteed by the caller: the reference passes to the `NewAnonFolio`.
+            match NewAnonFolio::from_raw(&vmf, folio) {
+                Some(folio) => anon_folio_install(vmf, folio),
+                // Of an order no anonymous fault maps with PTEs (its reference was put): C
+                // never hands one over, and a retry would get it again.
+                None => vmf.sigbus(),
+            }
+        })
+    }
+}
+
+/// KUnit entry for [`anon_zero_page_install`], the map step of a read fault alone.
+///
+/// # Safety
+///
+/// `vmf` must be an anonymous read fault of a private anonymous VMA, the VMA read-locked, its
+/// PTE table allocated and no page table lock held.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_anon_zero_page_install(
+    vmf: *mut bindings::vm_fault,
+) -> bindings::vm_fault_t {
+    // SAFETY: The caller passes its fault, never NULL.
+    let vmf = unsafe { NonNull::new_unchecked(vmf) };
+    // SAFETY: Guaranteed by the caller, who returns what we return and uses `vmf` no more.
+    unsafe { VmFault::handle(vmf, anon_zero_page_install) }
+}
+
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+export_check!(mm_rs_anon_folio_install, mm_rs_anon_zero_page_install);

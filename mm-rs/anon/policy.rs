@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Which large orders an anonymous fault tries, by policy (`/sys/kernel/mm/mm_rs/anon_order_policy`).
+//! Which large orders an anonymous fault tries, by policy
+//! (`/sys/kernel/mm/mm_rs/anon_order_policy`).
 //!
 //! - `mthp` (default): mainline's per-size mTHP knobs, exactly as C's `alloc_anon_folio()`
 //!   ([`super::order`]).

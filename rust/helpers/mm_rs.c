@@ -233,6 +233,12 @@ __rust_helper void rust_helper_mm_rs_count_mthp_stat(int order, enum mthp_stat_i
 }
 #endif
 
+/* VM events (rust/kernel/mm/vmstat.rs). */
+__rust_helper void rust_helper_mm_rs_count_vm_event(enum vm_event_item item)
+{
+	count_vm_event(item);
+}
+
 /* PMD entries, their locks and freeing PTE tables (rust/kernel/mm/pmd.rs). */
 
 __rust_helper spinlock_t *rust_helper_mm_rs_pmd_lockptr(struct mm_struct *mm, pmd_t *pmd)
@@ -266,13 +272,6 @@ __rust_helper pmd_t rust_helper_mm_rs_pmdp_get_and_clear_table(pmd_t *pmd)
 	pmd_clear(pmd);
 	return pmdval;
 }
-
-#if defined(CONFIG_MM_RS_PT_RECLAIM) || defined(CONFIG_MM_RS_ANON_ORDER)
-__rust_helper void rust_helper_mm_rs_count_vm_event(enum vm_event_item item)
-{
-	count_vm_event(item);
-}
-#endif
 
 /* The largest folio order of the page cache (rust/kernel/mm/folio.rs). */
 __rust_helper unsigned int rust_helper_mm_rs_max_pagecache_order(void)

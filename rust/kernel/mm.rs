@@ -32,7 +32,6 @@ pub mod pmd;
 #[cfg(CONFIG_TRANSPARENT_HUGEPAGE)]
 pub mod thp;
 pub mod virt;
-#[cfg(any(CONFIG_MM_RS_PT_RECLAIM, CONFIG_MM_RS_ANON_ORDER))]
 pub mod vmstat;
 
 /// An address space (`struct mm_struct`), as mainline's `kernel::mm::Mm`.

@@ -17,7 +17,7 @@
 //! C header: [`include/linux/mm.h`](srctree/include/linux/mm.h)
 
 use super::{
-    pgtable::{Pte, PteTableGuard, PteTableMap, PTRS_PER_PTE},
+    pgtable::{AnonFolioPte, Pte, PteTableGuard, PteTableMap, PTRS_PER_PTE},
     virt::VmaRef,
 };
 use crate::{bindings, page::PAGE_SHIFT};
@@ -102,9 +102,10 @@ impl VmFault<'_> {
     ///
     /// `vmf` must be a fault being handled by the caller as the type invariants describe, for the
     /// duration of the call (`do_anonymous_page()` establishes the VMA's kind: it refuses a
-    /// `VM_SHARED` VMA, and only runs for `vma_is_anonymous()` ones); the caller must not use `vmf` during the call, must return the result
-    /// to the fault's C caller as the fault's `vm_fault_t`, and must not use the VMA or `vmf->pmd`
-    /// afterwards if the result has `VM_FAULT_RETRY` or `VM_FAULT_COMPLETED` set.
+    /// `VM_SHARED` VMA, and only runs for `vma_is_anonymous()` ones); the caller must not use
+    /// `vmf` during the call, must return the result to the fault's C caller as the fault's
+    /// `vm_fault_t`, and must not use the VMA or `vmf->pmd` afterwards if the result has
+    /// `VM_FAULT_RETRY` or `VM_FAULT_COMPLETED` set.
     #[inline]
     pub unsafe fn handle<F>(vmf: NonNull<bindings::vm_fault>, f: F) -> VmFaultResult
     where
@@ -256,7 +257,7 @@ impl<'a> VmFault<'a> {
     /// number of pages)`. The block lies in one PTE table: it is aligned to its size, which is
     /// below the PMD size.
     #[inline(always)]
-    fn block(&self, order: u32) -> Option<(usize, usize)> {
+    pub(super) fn block(&self, order: u32) -> Option<(usize, usize)> {
         if order == 0 {
             // The faulting page, which lies in the VMA (type invariants).
             return Some((self.address(), 1));
@@ -291,6 +292,29 @@ impl<'a> VmFault<'a> {
         // address in its page tables (type invariants), and the block is the naturally aligned
         // one around the fault address, of an order an anonymous fault maps with PTEs, inside
         // the VMA, as just checked.
+        unsafe { PteTableGuard::lock(this, addr, nr) }.ok_or(LockRefused::PmdChanged)
+    }
+
+    /// Maps and locks the PTE table of the fault (`pte_offset_map_lock()`), positioned at the
+    /// block `folio` is to fill: the naturally aligned block of its order around the fault
+    /// address, which lies inside the VMA (the folio's invariants), so that nothing is checked
+    /// again here. Refused only with [`LockRefused::PmdChanged`].
+    ///
+    /// The guard borrows the fault mutably, as [`Self::lock_pte_block`]'s does.
+    #[inline(always)]
+    pub fn lock_folio_block(
+        &mut self,
+        folio: &AnonFolioPte<'a>,
+    ) -> Result<PteTableGuard<'_, 'a>, LockRefused> {
+        // The order is below `PMD_ORDER` (the folio's invariants): neither shift overflows, and
+        // the size is not 0.
+        let nr = 1usize.wrapping_shl(folio.order());
+        let addr = self.address() & !(nr.wrapping_shl(PAGE_SHIFT as u32).wrapping_sub(1));
+        let this: &Self = self;
+        // SAFETY: The VMA is private anonymous, `vmf->pmd` is the PMD entry covering the fault
+        // address in its page tables (type invariants), and the block is the naturally aligned
+        // one around the fault address of an order an anonymous fault maps with PTEs, inside
+        // the VMA: `folio` is of this fault (its brand) and `NewAnonFolio`'s invariants say so.
         unsafe { PteTableGuard::lock(this, addr, nr) }.ok_or(LockRefused::PmdChanged)
     }
 

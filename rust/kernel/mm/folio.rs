@@ -18,10 +18,7 @@
 //!
 //! C header: [`include/linux/mm.h`](srctree/include/linux/mm.h)
 
-use super::{
-    fault::{is_anon_pte_order, FaultBrand, VmFault},
-    order::align_down,
-};
+use super::fault::{FaultBrand, VmFault};
 use crate::{
     bindings,
     error::{Error, Result},
@@ -71,7 +68,9 @@ impl Drop for Unique {
 ///
 /// # Invariants
 ///
-/// As `Unique`, of order `order`; the folio is not charged to a memory cgroup.
+/// As `Unique`, of order `order`, which is one an anonymous fault maps with PTEs (0, or an mTHP
+/// order below `PMD_ORDER`) and whose naturally aligned block around the fault address lies
+/// inside the fault's VMA; the folio is not charged to a memory cgroup.
 pub struct NewFolio<'a> {
     folio: Unique,
     order: u32,
@@ -81,18 +80,16 @@ pub struct NewFolio<'a> {
 impl<'a> NewFolio<'a> {
     /// Allocates a folio of `order` for the fault `vmf`, at the naturally aligned block of that
     /// order around the fault address, following its VMA's NUMA policy, as C's
-    /// `vma_alloc_folio()`. Returns [`None`] if the allocation failed, or if `order` is not one
-    /// an anonymous fault maps with PTEs (0, or an mTHP order below `PMD_ORDER`).
+    /// `vma_alloc_folio()`. Returns [`None`] if the allocation failed, if `order` is not one an
+    /// anonymous fault maps with PTEs (0, or an mTHP order below `PMD_ORDER`), or if its block
+    /// does not lie inside the VMA.
     ///
     /// This may sleep if `gfp` allows it: it borrows the fault mutably, which no PTE lock guard
     /// or RCU mapping of the fault can be holding. `__GFP_ACCOUNT` is masked out: user folios
     /// are charged with [`Self::mem_cgroup_charge`], not as kernel memory.
     #[inline]
     pub fn vma_alloc(gfp: Gfp, order: u32, vmf: &mut VmFault<'a>) -> Option<Self> {
-        if !is_anon_pte_order(order) {
-            return None;
-        }
-        let addr = align_down(vmf.address(), order)?;
+        let (addr, _) = vmf.block(order)?;
         let gfp = gfp & !bindings::MM_RS_GFP_ACCOUNT;
         // `order < PMD_ORDER`, so it fits in a C int.
         let c_order = order as i32;
@@ -101,7 +98,7 @@ impl<'a> NewFolio<'a> {
             unsafe { bindings::mm_rs_vma_alloc_folio(gfp, c_order, vmf.vma().as_ptr(), addr) };
         // INVARIANT: A folio fresh from the allocator comes with one reference, which we now
         // own, and nobody else knows of it; without `__GFP_ACCOUNT` it is not charged; its order
-        // is the one asked for and was checked above.
+        // is the one asked for, and `block()` checked it and its block.
         NonNull::new(folio).map(|folio| Self {
             folio: Unique { folio },
             order,
@@ -141,7 +138,8 @@ impl<'a> NewFolio<'a> {
 ///
 /// # Invariants
 ///
-/// As `Unique`, of order `order`, charged to the memory cgroup of the mm of the fault `'a`.
+/// As `Unique`, of order `order` as `NewFolio` describes, charged to the memory cgroup of the mm
+/// of the fault `'a`.
 pub struct ChargedFolio<'a> {
     folio: Unique,
     order: u32,
@@ -174,6 +172,18 @@ impl<'a> ChargedFolio<'a> {
     }
 }
 
+/// Why C's `alloc_anon_folio()` gave no folio for a fault.
+#[cfg(CONFIG_MM_RS_ANON_FAULT)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum AnonAllocError {
+    /// No memory for an order-0 folio, or no charge for it: `VM_FAULT_OOM`.
+    Oom,
+    /// The PTE table went away under the lockless check: retry the fault.
+    Retry,
+    /// A folio of an order no anonymous fault maps with PTEs (C never returns one); it was put.
+    Unsuitable,
+}
+
 /// A new anonymous folio ready to be mapped by the fault `'a`: charged to the memory cgroup of
 /// its mm and zeroed, exclusively owned, not mapped, not on an LRU list, not up to date yet.
 ///
@@ -181,8 +191,9 @@ impl<'a> ChargedFolio<'a> {
 ///
 /// # Invariants
 ///
-/// As `Unique`, of order `order`, charged to the memory cgroup of the mm of the fault `'a`, and
-/// its contents are zero.
+/// As `Unique`, of order `order` as `NewFolio` describes (an anonymous PTE order, whose
+/// naturally aligned block around the fault address lies inside the fault's VMA), charged to the
+/// memory cgroup of the mm of the fault `'a`, and its contents are zero.
 pub struct NewAnonFolio<'a> {
     folio: Unique,
     order: u32,
@@ -224,28 +235,58 @@ impl<'a> NewAnonFolio<'a> {
         })
     }
 
+    /// Allocates the folio for the anonymous write fault `vmf` with C's `alloc_anon_folio()`
+    /// (`mm/memory.c`): of the mTHP order C chooses, charged and zeroed, or of order 0 from
+    /// `folio_prealloc()`. May sleep (borrows the fault mutably).
+    #[cfg(CONFIG_MM_RS_ANON_FAULT)]
+    #[inline]
+    pub fn alloc_anon_folio_c(vmf: &mut VmFault<'a>) -> Result<Self, AnonAllocError> {
+        // SAFETY: `vmf` is a fault being handled, its VMA private anonymous and read-locked,
+        // `vmf->pmd` its PMD entry (type invariants), with no page table lock held (the fault is
+        // borrowed mutably, so no guard is alive): as `do_anonymous_page()` calls it.
+        let folio = unsafe { bindings::mm_rs_c_alloc_anon_folio(vmf.as_ptr()) };
+        if folio.is_null() {
+            return Err(AnonAllocError::Oom);
+        }
+        // IS_ERR(): only ERR_PTR(-EAGAIN), the PTE table went away under the lockless check.
+        if folio as usize >= (bindings::MAX_ERRNO as usize).wrapping_neg() {
+            return Err(AnonAllocError::Retry);
+        }
+        let folio = Unique {
+            // SAFETY: Not NULL, as just checked.
+            folio: unsafe { NonNull::new_unchecked(folio) },
+        };
+        // SAFETY: The folio is valid.
+        let order = unsafe { bindings::mm_rs_folio_order(folio.as_ptr()) };
+        // INVARIANT: `alloc_anon_folio()` returns a new folio, ours alone with one reference,
+        // charged to the memory cgroup of the fault's mm and zeroed, of order 0 (the faulting
+        // page) or of an order `thp_vma_suitable_orders()` allowed for the fault address out of
+        // `BIT(PMD_ORDER) - 1` less order 1: an anonymous PTE order whose block lies in the VMA.
+        Ok(Self {
+            folio,
+            order,
+            _fault: PhantomData,
+        })
+    }
+
     /// Takes over a new anonymous folio that C allocated for the fault `vmf`.
     ///
-    /// Returns [`None`] for NULL, or (with the reference put) for a folio of an order an
-    /// anonymous fault does not map with PTEs.
+    /// Returns [`None`] (with the reference put) for a folio of an order an anonymous fault does
+    /// not map with PTEs, or whose block around the fault address does not lie inside the VMA.
     ///
     /// # Safety
     ///
-    /// `folio` must be NULL or a folio as `Unique` describes, charged to the memory cgroup of the
-    /// mm of `vmf` and zeroed, as C's `alloc_anon_folio()` returns it for that fault; the
-    /// reference the caller holds passes to the returned value.
+    /// `folio` must be a folio as `Unique` describes, charged to the memory cgroup of the mm of
+    /// `vmf` and zeroed, as C's `alloc_anon_folio()` returns it for that fault; the reference the
+    /// caller holds passes to the returned value.
     #[inline]
-    pub unsafe fn from_raw(_vmf: &VmFault<'a>, folio: *mut bindings::folio) -> Option<Self> {
-        let folio = Unique {
-            folio: NonNull::new(folio)?,
-        };
+    pub unsafe fn from_raw(vmf: &VmFault<'a>, folio: NonNull<bindings::folio>) -> Option<Self> {
+        let folio = Unique { folio };
         // SAFETY: The folio is valid (the caller's guarantee).
         let order = unsafe { bindings::mm_rs_folio_order(folio.as_ptr()) };
-        if !is_anon_pte_order(order) {
-            // Dropping `folio` puts the reference.
-            return None;
-        }
-        // INVARIANT: Guaranteed by the caller; the order was just checked.
+        // On `None`, dropping `folio` puts the reference.
+        vmf.block(order)?;
+        // INVARIANT: Guaranteed by the caller; the order and its block were just checked.
         Some(Self {
             folio,
             order,

@@ -18,13 +18,15 @@ pub enum VmEvent {
     /// `pt_reclaim_kept`: a zap covered a whole PTE table but left live entries in it.
     #[cfg(CONFIG_MM_RS_PT_RECLAIM)]
     PtReclaimKept,
-    /// `mm_rs_anon_auto_probe`: the auto order policy mapped a page alone to learn the VMA's density.
+    /// `mm_rs_anon_auto_probe`: the auto order policy mapped a page alone to learn the VMA's
+    /// density.
     #[cfg(CONFIG_MM_RS_ANON_ORDER)]
     AnonAutoProbe,
     /// `mm_rs_anon_auto_grow`: a fault continued the last folio; the order went up a step.
     #[cfg(CONFIG_MM_RS_ANON_ORDER)]
     AnonAutoGrow,
-    /// `mm_rs_anon_auto_dense`: a probe's neighbour was touched next; the order went to the largest.
+    /// `mm_rs_anon_auto_dense`: a probe's neighbour was touched next; the order went to the
+    /// largest.
     #[cfg(CONFIG_MM_RS_ANON_ORDER)]
     AnonAutoDense,
     /// `mm_rs_anon_auto_sparse`: a probe's neighbours were skipped; the order went to 0.
