@@ -34,13 +34,14 @@ def func(pc):
 
 
 hmf = next(a for a, n in syms if n == "handle_mm_fault")
-# The page allocator's share of a fault depends on the state of its per-CPU free lists (they
-# are refilled now and then), not on the fault path: it is counted from the call of an
-# allocator entry to the return into the function that called it. (The drain of the per-CPU
-# LRU batch, the other work done in batches, comes at the same fault of every region:
-# userspace/faulttrace.c empties the batch before the traced faults.)
+# Work a fault does in batches, for more than itself, whose share of a fault depends on the
+# state of the batch, not on the fault path: the page allocator (its per-CPU free lists are
+# refilled now and then) and the drain of the per-CPU LRU batch (by one fault in PAGEVEC_SIZE,
+# whichever it is; a fault an interrupt came in on is left out, which may be that one). Each
+# is counted from its entry to the return that leaves the depth it was entered at.
 ALLOC_ENTRIES = {a for a, n in syms if n in ("__folio_alloc_noprof", "folio_alloc_mpol_noprof",
-                                             "vma_alloc_folio_noprof", "__alloc_pages_noprof")}
+                                             "vma_alloc_folio_noprof", "__alloc_pages_noprof",
+                                             "folio_batch_move_lru")}
 regions = {}
 for line in open(console, errors="replace"):
     m = re.match(r"mmrs-data faulttrace region=(\d+) path=(\S+) size_kb=(\d+) faults=(\d+)", line)
@@ -144,8 +145,9 @@ for kb in sorted(result, key=int):
         v = row[p]["per_fault"]
         cells.append("%.1f (%+.1f)" % (v, v - c))
     lines.append("| %sK | %s |" % (kb, " | ".join(cells)))
-lines += ["", "The same less the page allocator's instructions (from the call of the allocator to its",
-          "return: they depend on the state of its free lists, not on the fault path):", "",
+lines += ["", "The same less the instructions of the page allocator and of the per-CPU LRU batch's",
+          "drain (from the call to the return: they depend on the state of the free lists and",
+          "of the batch, not on the fault path):", "",
           "| folio size | C | Rust | Rust order, C map | C order, Rust map |", "|---|---:|---:|---:|---:|"]
 for kb in sorted(result, key=int):
     row = result[kb]

@@ -265,10 +265,9 @@ impl<'a> VmFault<'a> {
         if !is_anon_pte_order(order) {
             return None;
         }
-        // `order < PMD_ORDER`, so neither shift overflows.
-        let nr = 1usize.checked_shl(order)?;
-        let size = nr.checked_shl(PAGE_SHIFT as u32)?;
-        let addr = self.address() & !(size - 1);
+        let (addr, nr) = aligned_block(self.address(), order);
+        // `nr << PAGE_SHIFT` does not overflow (see `aligned_block()`).
+        let size = nr.wrapping_shl(PAGE_SHIFT as u32);
         let vma = self.vma();
         let in_vma = addr >= vma.start() && addr.checked_add(size).is_some_and(|e| e <= vma.end());
         in_vma.then_some((addr, nr))
@@ -306,10 +305,8 @@ impl<'a> VmFault<'a> {
         &mut self,
         folio: &AnonFolioPte<'a>,
     ) -> Result<PteTableGuard<'_, 'a>, LockRefused> {
-        // The order is below `PMD_ORDER` (the folio's invariants): neither shift overflows, and
-        // the size is not 0.
-        let nr = 1usize.wrapping_shl(folio.order());
-        let addr = self.address() & !(nr.wrapping_shl(PAGE_SHIFT as u32).wrapping_sub(1));
+        // The order is an anonymous PTE order (the folio's invariants).
+        let (addr, nr) = aligned_block(self.address(), folio.order());
         let this: &Self = self;
         // SAFETY: The VMA is private anonymous, `vmf->pmd` is the PMD entry covering the fault
         // address in its page tables (type invariants), and the block is the naturally aligned
@@ -356,6 +353,16 @@ impl<'a> VmFault<'a> {
     pub fn oom(self) -> FaultOutcome<'a> {
         FaultOutcome::new(bindings::MM_RS_VM_FAULT_OOM)
     }
+}
+
+/// The first address and the number of pages of the naturally aligned block of `order` around
+/// `addr`, for an `order` that [`is_anon_pte_order`]: below `PMD_ORDER`, so that neither shift
+/// overflows. Written once, so that the compiler sees the same block wherever it is computed.
+#[inline(always)]
+pub(super) fn aligned_block(addr: usize, order: u32) -> (usize, usize) {
+    let nr = 1usize.wrapping_shl(order);
+    let mask = nr.wrapping_shl(PAGE_SHIFT as u32).wrapping_sub(1);
+    (addr & !mask, nr)
 }
 
 // `block()` hands out blocks of at most a table; the guard relies on it.

@@ -405,7 +405,8 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
         &mut self,
         folio: AnonFolioPte<'a>,
     ) -> Result<VacantFolio<'_, 'g, 'a>, (Refused, AnonFolioPte<'a>)> {
-        let fits = 1usize.checked_shl(folio.order()) == Some(self.nr);
+        // The folio's order is an anonymous PTE order (its invariants).
+        let fits = super::fault::aligned_block(0, folio.order()).1 == self.nr;
         if !fits {
             return Err((Refused::Unsuitable, folio));
         }
