@@ -112,17 +112,6 @@ pub(crate) enum AnonFolio<'a> {
 /// `thp_vma_allowable_orders()` check does.
 #[inline(always)]
 pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>) -> AnonFolio<'a> {
-    alloc_anon_folio_then(vmf, alloc_orders)
-}
-
-/// [`alloc_anon_folio`], with `alloc` allocating from the orders the knobs allow once there
-/// are any: [`alloc_orders`], inline on the Rust fault path, or out of line for C's
-/// `alloc_anon_folio()`, so that its common case returns without a stack frame.
-#[inline(always)]
-fn alloc_anon_folio_then<'a>(
-    vmf: &mut VmFault<'a>,
-    alloc: impl FnOnce(&mut VmFault<'a>, OrderSet) -> AnonFolio<'a>,
-) -> AnonFolio<'a> {
     // The other order policies, out of line.
     let policy = super::policy::Policy::get();
     if !policy.is_mthp() {
@@ -131,15 +120,6 @@ fn alloc_anon_folio_then<'a>(
     // The orders the knobs allow, as C's inline thp_vma_allowable_orders(); nothing more for
     // the common case of no mTHP size enabled.
     let orders = anon_folio_orders(vmf.vma(), &AnonThpKnobs::read(), vmf.address());
-    if orders.is_empty() {
-        return AnonFolio::Fallback;
-    }
-    alloc(vmf, orders)
-}
-
-/// [`alloc_orders`] out of line: see [`alloc_anon_folio_then`].
-#[inline(never)]
-fn alloc_orders_out_of_line<'a>(vmf: &mut VmFault<'a>, orders: OrderSet) -> AnonFolio<'a> {
     alloc_orders(vmf, orders)
 }
 
@@ -184,12 +164,10 @@ pub unsafe extern "C" fn mm_rs_alloc_anon_folio(
     let vmf = unsafe { NonNull::new_unchecked(vmf) };
     // SAFETY: Guaranteed by the caller, who does not use `vmf` during the call.
     unsafe {
-        VmFault::with(vmf, |vmf| {
-            match alloc_anon_folio_then(vmf, alloc_orders_out_of_line) {
-                AnonFolio::Large(folio) => folio.into_raw(),
-                AnonFolio::Fallback => core::ptr::null_mut(),
-                AnonFolio::Retry => EAGAIN.to_ptr(),
-            }
+        VmFault::with(vmf, |vmf| match alloc_anon_folio(vmf) {
+            AnonFolio::Large(folio) => folio.into_raw(),
+            AnonFolio::Fallback => core::ptr::null_mut(),
+            AnonFolio::Retry => EAGAIN.to_ptr(),
         })
     }
 }
