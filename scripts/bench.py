@@ -26,7 +26,16 @@ DETERMINISTIC = {
     "ptreclaim_rate": (["faults_per_s"], {"pages": 512}),
     "exectext": (["large_pct", "read_kb", "faulted_kb"], {}),
     "mt": (["faults", "faults_per_s"], {}),
+    "policy": (["faults", "rss_kb", "ns"], {}),
 }
+
+# The order policies of `bench policy`, and the patterns: the dense ones (every page), the
+# sparse ones (a page per 16K or 64K), and programs.
+POLICIES = ["mthp-4k", "mthp-64k", "arch", "auto"]
+FIXED = ["mthp-4k", "mthp-64k", "arch"]
+DENSE = ["dense-seq", "dense-random"]
+SPARSE = ["sparse16k-seq", "sparse64k-seq", "sparse64k-random"]
+PROGRAMS = ["malloc", "busybox-sort", "busybox-gzip"]
 
 
 def num(v):
@@ -40,7 +49,8 @@ def num(v):
 
 
 def parse(log):
-    data = {"anon": [], "anon_clang14": [], "mt": [], "ptreclaim": [], "exectext": []}
+    data = {"anon": [], "anon_clang14": [], "mt": [], "ptreclaim": [], "exectext": [],
+            "policy": []}
     for line in open(log, errors="replace"):
         line = line.strip()
         if not line.startswith("mmrs-data "):
@@ -112,7 +122,34 @@ def summarise(d):
             s["exectext"].append({"exec_ra": mode, "madv_random": rnd, **{
                 k: statistics.median(r[k] for r in recs)
                 for k in ("large_pct", "faulted_kb", "touched_kb", "read_kb", "amplification", "ms")}})
+    s["policy"] = {}
+    for pattern in DENSE + SPARSE + PROGRAMS:
+        row = {}
+        for pol in POLICIES:
+            m = {k: median(d.get("policy", []), k, pattern=pattern, policy=pol)
+                 for k in ("faults", "rss_kb", "touched_kb", "ns")}
+            if m["faults"] is not None:
+                row[pol] = m
+        if row:
+            s["policy"][pattern] = row
     return s
+
+
+def policy_targets(p):
+    """The issue's targets for the order policies, from the medians of `bench policy`."""
+    t = {}
+    for pat in DENSE:
+        row = p.get(pat, {})
+        if "arch" in row and "mthp-4k" in row and row["arch"]["faults"]:
+            t[f"arch_{pat}_fewer_x"] = row["mthp-4k"]["faults"] / row["arch"]["faults"]
+        fixed = [row[x]["faults"] for x in FIXED if x in row]
+        if "auto" in row and fixed:
+            t[f"auto_{pat}_vs_fewest_fixed_pct"] = pct(row["auto"]["faults"], min(fixed))
+    for pat in SPARSE:
+        row = p.get(pat, {})
+        if "auto" in row and "mthp-4k" in row:
+            t[f"auto_{pat}_rss_vs_order0_pct"] = pct(row["auto"]["rss_kb"], row["mthp-4k"]["rss_kb"])
+    return t
 
 
 def fmt(v, spec=".1f"):
@@ -176,6 +213,8 @@ def markdown(runs):
                            f"({fmt(pct(x['c']['ns_per_fault'], r['c']), '+.2f')}%) | {fmt(r['rust'])} | "
                            f"{fmt(x['rust']['ns_per_fault'])} ({fmt(pct(x['rust']['ns_per_fault'], r['rust']), '+.2f')}%) |")
             out.append("")
+        if s.get("policy"):
+            out += policy_markdown(a, s["policy"])
         if s["ptreclaim"]:
             out += ["### PTE-table reclaim: mmap 50 GiB; N times: touch P pages of 2 MiB, MADV_DONTNEED it", "",
                     "| N x P | reclaim | VmPTE at end (kB) | faults | faults/s (guest) | tables freed fast / slow |",
@@ -206,6 +245,53 @@ def markdown(runs):
                            f"{fmt(r['rust_vs_c_pct'], '+.2f')}% |")
             out.append("")
     return "\n".join(out) + "\n"
+
+
+def policy_markdown(arch, p):
+    pols = [x for x in POLICIES if any(x in row for row in p.values())]
+    head = "| pattern | " + " | ".join(pols)
+    rule = "|---|" + "---:|" * len(pols)
+    out = ["### Anonymous order policies: faults, memory and guest time by access pattern", "",
+           "`/sys/kernel/mm/mm_rs/anon_order_policy`, with THP `madvise` (no PMD folio for these",
+           "VMAs) and no mTHP size enabled but for `mthp-64k` (64K `always`); `mthp-4k` is order 0,",
+           "6.12's default. Dense: every page of 64 MiB, in order or at random; sparse: one page",
+           "per 16K or per 64K of it; `malloc`: 40000 blocks of 16 B to 16K written whole, a third",
+           "freed, in a process of its own; `busybox-sort` and `busybox-gzip`: Debian's",
+           "busybox-static sorting and compressing 4 MiB of text.", "",
+           "Faults (minor faults of the process):", "", head + " | auto against the fewest of a fixed size |",
+           rule + "---:|"]
+    for pat, row in p.items():
+        cells = [fmt(row[x]["faults"], ".0f") if x in row else "-" for x in pols]
+        fixed = [row[x]["faults"] for x in FIXED if x in row]
+        vs = pct(row["auto"]["faults"], min(fixed)) if "auto" in row and fixed else None
+        out.append(f"| {pat} | " + " | ".join(cells) + f" | {fmt(vs, '+.1f')}% |")
+    out += ["", "Memory: resident kB of the region (RssAnon growth for `malloc`, peak RSS for",
+            "busybox), and against what was touched (the pages written; the live bytes for `malloc`):",
+            "", head + " | auto against order 0 |", rule + "---:|"]
+    for pat, row in p.items():
+        cells = []
+        for x in pols:
+            if x not in row:
+                cells.append("-")
+                continue
+            rss, touched = row[x]["rss_kb"], row[x]["touched_kb"]
+            extra = f" ({fmt(pct(rss, touched), '+.0f')}%)" if touched else ""
+            cells.append(f"{fmt(rss, '.0f')}{extra}")
+        vs = pct(row["auto"]["rss_kb"], row["mthp-4k"]["rss_kb"]) if "auto" in row and "mthp-4k" in row else None
+        out.append(f"| {pat} | " + " | ".join(cells) + f" | {fmt(vs, '+.1f')}% |")
+    out += ["", "Guest time (ms; `-icount`):", "", head + " |", rule]
+    for pat, row in p.items():
+        cells = [fmt(row[x]["ns"] / 1e6, ".2f") if x in row else "-" for x in pols]
+        out.append(f"| {pat} | " + " | ".join(cells) + " |")
+    t = policy_targets(p)
+    out += ["", "Against the targets: "
+            + "; ".join(f"`arch` on {pat}: x{fmt(t.get(f'arch_{pat}_fewer_x'), '.2f')} fewer faults than "
+                        f"order 0" for pat in DENSE)
+            + "; " + "; ".join(f"`auto` on {pat}: {fmt(t.get(f'auto_{pat}_vs_fewest_fixed_pct'), '+.1f')}% "
+                               f"faults against the fewest of a fixed size" for pat in DENSE)
+            + "; " + "; ".join(f"`auto` on {pat}: {fmt(t.get(f'auto_{pat}_rss_vs_order0_pct'), '+.1f')}% "
+                               f"RSS against order 0" for pat in SPARSE) + ".", ""]
+    return out
 
 
 def compare(a, b):

@@ -11,19 +11,32 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/env.sh"
 arch=${1:?usage: bench.sh x86_64|arm64}
+case "$arch" in
+x86_64) darch=amd64 ;;
+arm64) darch=arm64 ;;
+*) echo "bench.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
+esac
 # The workloads; docs/benchmarks.md explains each. Under -icount, guest time
 # advances with the instructions of every vCPU, so the single-threaded
 # figures (the anonymous fault path, PT reclaim, exec text) come from a boot
 # with one vCPU, where guest time is the measured loop's own; only the
 # multithreaded benchmark boots with four.
-PROGS1=${MMRS_BENCH_PROGS1:-bench:anon:3,ptreclaim:25600:1:2,ptreclaim:512:512:2,exectext:3}
+PROGS1=${MMRS_BENCH_PROGS1:-bench:anon:3,ptreclaim:25600:1:2,ptreclaim:512:512:2,exectext:3,bench:policy:2}
 PROGS4=${MMRS_BENCH_PROGS4:-bench:mt:2}
 
 echo "bench: building the $arch test kernel and userspace"
 "$REPO/scripts/image.sh" "$arch" test >"$REPO/build/results/image-$arch-test.log" 2>&1 || {
 	echo "bench: kernel build failed; log: build/results/image-$arch-test.log" >&2; exit 1; }
-"$REPO/scripts/initramfs.sh" "$arch" >/dev/null
+# The order-policy benchmark runs a program nobody here wrote: Debian's
+# busybox-static (sort, gzip), for the guest's architecture.
+sysroot=$(mm_rs_guest_debs "$darch" busybox-static)
+extra="$REPO/build/rootfs-$arch-bench-extra"
+rm -rf "$extra" && mkdir -p "$extra/bin"
+cp "$sysroot/bin/busybox" "$extra/bin/busybox"
+export MMRS_INITRD
+MMRS_INITRD=$(MMRS_INITRAMFS_TAG=bench "$REPO/scripts/initramfs.sh" "$arch")
 log="$REPO/build/results/bench-$arch.log"
 : > "$log"
 # norandmaps: the same address-space layout every run, so VmPTE repeats too.

@@ -33,3 +33,40 @@ mm_rs_build_lock() {
 	fi
 	export MM_RS_BUILD_LOCKED=1
 }
+
+# Debian packages for the guest (busybox-static, bash-static, libraries): for
+# the host's architecture they are installed, for another one (arm64) they are
+# unpacked into build/sysroot-DARCH. Prints the root their files are under
+# ("" for the host: /bin/busybox, ...). Usage: mm_rs_guest_debs DARCH PKG...
+mm_rs_guest_debs() {
+	local darch=$1 repo sysroot dl d missing=() p
+	shift
+	repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	if [ "$darch" = "$(dpkg --print-architecture)" ]; then
+		for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+		if [ ${#missing[@]} -gt 0 ]; then
+			echo "mm-rs: installing ${missing[*]}" >&2
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
+		fi
+		echo ""
+		return 0
+	fi
+	sysroot="$repo/build/sysroot-$darch"
+	for p in "$@"; do
+		[ -e "$sysroot/.pkgs/$p" ] || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		if ! dpkg --print-foreign-architectures | grep -qx "$darch"; then
+			dpkg --add-architecture "$darch"
+			apt-get update >&2
+		fi
+		dl=$(mktemp -d)
+		(cd "$dl" && apt-get download "${missing[@]/%/:$darch}" >&2)
+		mkdir -p "$sysroot/.pkgs"
+		for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
+		for p in "${missing[@]}"; do : > "$sysroot/.pkgs/$p"; done
+		rm -rf "$dl"
+	fi
+	echo "$sysroot"
+}
+

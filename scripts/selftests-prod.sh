@@ -36,31 +36,15 @@ mkdir -p "$R"
 
 # Guest tools and the libraries of the selftests: Debian packages. For the
 # host architecture they are installed; for the other they are unpacked.
-pkgs=(busybox-static bash-static libnuma-dev libcap-dev)
-sysroot=
 if [ "$darch" = amd64 ]; then
-	missing=()
-	for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-	if [ ${#missing[@]} -gt 0 ]; then
-		echo "selftests: installing ${missing[*]}" >&2
-		apt-get install -y "${missing[@]}" >&2
-	fi
-	busybox=/bin/busybox bash=/bin/bash-static
+	pkgs=(busybox-static bash-static libnuma-dev libcap-dev)
 else
-	sysroot="$REPO/build/sysroot-$darch"
-	if [ ! -x "$sysroot/bin/busybox" ]; then
-		if ! dpkg --print-foreign-architectures | grep -qx "$darch"; then
-			dpkg --add-architecture "$darch"
-			apt-get update >&2
-		fi
-		dl=$(mktemp -d)
-		(cd "$dl" && apt-get download "${pkgs[@]/%/:$darch}" libnuma1:$darch libcap2:$darch >&2)
-		rm -rf "$sysroot" && mkdir -p "$sysroot"
-		for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
-		rm -rf "$dl"
-	fi
-	busybox="$sysroot/bin/busybox" bash="$sysroot/bin/bash-static"
+	pkgs=(busybox-static bash-static libnuma-dev libcap-dev libnuma1 libcap2)
 fi
+sysroot=$(mm_rs_guest_debs "$darch" "${pkgs[@]}")
+busybox="$sysroot/bin/busybox"
+bash="$sysroot/bin/bash-static"
+[ -x "$busybox" ] && [ -x "$bash" ] || { echo "selftests: no $busybox or $bash" >&2; exit 1; }
 
 # Both kernels, under the machine's build lock (released before booting).
 (

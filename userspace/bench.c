@@ -12,6 +12,13 @@
  *			one vCPU, so guest time is this loop's alone.
  *   bench mt ROUNDS	2 and 4 threads each touching 64 MiB of their own
  *			at order 0, C and Rust: aggregate faults per second
+ *   bench policy ROUNDS	the anonymous order policies (anon_order_policy
+ *			mthp with only 4K, mthp with 64K always, arch, auto)
+ *			on access patterns: dense (every page, in order and at
+ *			random), sparse (a page per 16K or 64K, in order and at
+ *			random), a malloc-heavy loop, and Debian's busybox
+ *			running sort and gzip: faults, RSS against what was
+ *			touched, guest ns; ROUNDS rounds interleaved
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,6 +213,273 @@ static int mt(int rounds)
 	return 0;
 }
 
+/* The order policies compared, with the mTHP knobs each runs with. */
+static const struct {
+	const char *name, *policy, *mthp64;
+} policies[] = {
+	{ "mthp-4k", "mthp", "never" },
+	{ "mthp-64k", "mthp", "always" },
+	{ "arch", "arch", "never" },
+	{ "auto", "auto", "never" },
+};
+#define NR_POLICIES (sizeof(policies) / sizeof(policies[0]))
+
+#define POLICY_LEN	(64 * MIB)
+#define BUSYBOX		"/bin/busybox"
+#define BB_INPUT	"/tmp/bench-input.txt"
+#define BB_OUTPUT	"/tmp/bench-output"
+
+static int set_policy(unsigned int i)
+{
+	set_mthp(64, policies[i].mthp64);
+	return write_str("/sys/kernel/mm/mm_rs/anon_order_policy", policies[i].policy);
+}
+
+/* A reproducible pseudo-random sequence (the same on every run and architecture). */
+static unsigned long lcg = 1;
+
+static unsigned long rnd(void)
+{
+	lcg = lcg * 6364136223846793005UL + 1442695040888963407UL;
+	return lcg >> 33;
+}
+
+/* The access patterns on an anonymous region: which pages, in which order. */
+static const struct {
+	const char *name;
+	unsigned long step_kb;	/* one page touched per step */
+	int random;		/* in a random order */
+} patterns[] = {
+	{ "dense-seq", 0, 0 },
+	{ "dense-random", 0, 1 },
+	{ "sparse16k-seq", 16, 0 },
+	{ "sparse64k-seq", 64, 0 },
+	{ "sparse64k-random", 64, 1 },
+};
+#define NR_PATTERNS (sizeof(patterns) / sizeof(patterns[0]))
+
+static void policy_line(int round, unsigned int pol, const char *pattern, long faults,
+			long rss_kb, long touched_kb, double ns)
+{
+	printf("mmrs-data bench policy round=%d policy=%s pattern=%s faults=%ld rss_kb=%ld "
+	       "touched_kb=%ld ns=%.0f\n", round, policies[pol].name, pattern, faults, rss_kb,
+	       touched_kb, ns);
+	printf("  round %d  %-8s  %-16s  %7ld faults  %8ld kB resident for %8ld kB touched  "
+	       "%8.2f ms\n", round, policies[pol].name, pattern, faults, rss_kb, touched_kb,
+	       ns / 1e6);
+}
+
+/* Resident kB of [p, p + len), from mincore(). */
+static long resident_kb(char *p, size_t len)
+{
+	size_t n = len / page_size, i;
+	unsigned char *vec = malloc(n);
+	long pages = 0;
+
+	if (!vec || mincore(p, len, vec))
+		return -1;
+	for (i = 0; i < n; i++)
+		pages += vec[i] & 1;
+	free(vec);
+	return pages * (page_size / 1024);
+}
+
+static int policy_pattern(int round, unsigned int pol, unsigned int pat, unsigned long *order)
+{
+	size_t step = patterns[pat].step_kb ? patterns[pat].step_kb * 1024 : page_size;
+	size_t n = POLICY_LEN / step, i;
+	char *p = map(POLICY_LEN);
+	long f0, faults;
+	double t0, ns;
+
+	if (!p)
+		return 1;
+	f0 = minflt();
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		p[order[i] * step] = 1;
+	ns = now_ns() - t0;
+	faults = minflt() - f0;
+	policy_line(round, pol, patterns[pat].name, faults, resident_kb(p, POLICY_LEN),
+		    n * page_size / 1024, ns);
+	munmap(p, POLICY_LEN);
+	return 0;
+}
+
+/*
+ * The malloc-heavy loop, in a process of its own (a heap nobody used): 40000
+ * blocks of 16 bytes to 16K, each written whole; one in three freed again
+ * at random. Reports the faults, the growth of RssAnon and the bytes live.
+ */
+static int malloc_child(void)
+{
+	enum { NBLOCKS = 40000 };
+	static char *blocks[NBLOCKS];
+	static size_t sizes[NBLOCKS];
+	long f0 = minflt(), rss0 = proc_kb("/proc/self/status", "RssAnon");
+	size_t live = 0;
+	double t0 = now_ns();
+	int i;
+
+	for (i = 0; i < NBLOCKS; i++) {
+		sizes[i] = 16 + rnd() % (16 * 1024);
+		blocks[i] = malloc(sizes[i]);
+		if (!blocks[i])
+			return 1;
+		memset(blocks[i], 1, sizes[i]);
+		live += sizes[i];
+		if (rnd() % 3 == 0) {
+			unsigned long j = rnd() % (i + 1);
+
+			if (blocks[j]) {
+				free(blocks[j]);
+				blocks[j] = NULL;
+				live -= sizes[j];
+			}
+		}
+	}
+	printf("malloc %ld %ld %ld %.0f\n", minflt() - f0,
+	       proc_kb("/proc/self/status", "RssAnon") - rss0, (long)(live / 1024), now_ns() - t0);
+	return 0;
+}
+
+/*
+ * Runs @argv with its output to @out; fills @ru with its resource use, and
+ * @line with its first line of output if @line is not NULL.
+ */
+static int run_child(char *const argv[], const char *out, struct rusage *ru, double *ns,
+		     char *line, size_t len)
+{
+	int pipefd[2] = { -1, -1 };
+	int status;
+	double t0;
+	pid_t pid;
+
+	if (line && pipe(pipefd))
+		return 1;
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		int fd = line ? pipefd[1] : open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (line) {
+		ssize_t n;
+
+		close(pipefd[1]);
+		n = read(pipefd[0], line, len - 1);
+		line[n > 0 ? n : 0] = 0;
+		close(pipefd[0]);
+	}
+	if (wait4(pid, &status, 0, ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 1;
+	*ns = now_ns() - t0;
+	return 0;
+}
+
+/* Lines of words for sort and gzip: 4 MiB, the same every run. */
+static int write_input(void)
+{
+	static const char *const words[] = {
+		"folio", "order", "fault", "table", "entry", "anon", "vma", "page", "lock",
+		"rmap", "lru", "zero", "huge", "contpte", "reclaim", "policy",
+	};
+	FILE *f = fopen(BB_INPUT, "w");
+	size_t bytes = 0;
+
+	if (!f)
+		return 1;
+	while (bytes < 4 * MIB) {
+		int w, n = 3 + rnd() % 6;
+
+		for (w = 0; w < n; w++)
+			bytes += fprintf(f, "%s%s%lu", w ? " " : "", words[rnd() % 16], rnd() % 1000);
+		bytes += fprintf(f, "\n");
+	}
+	return fclose(f) ? 1 : 0;
+}
+
+static int policy_bench(int rounds)
+{
+	size_t maxn = POLICY_LEN / page_size;
+	unsigned long *orders[NR_PATTERNS];
+	unsigned int pol, pat;
+	int r, have_busybox = !access(BUSYBOX, X_OK);
+
+	printf("== bench policy: anonymous order policies by access pattern; guest time ==\n");
+	/* THP "madvise": no PMD folios for these VMAs, and arch and auto may act. */
+	if (write_str("/sys/kernel/mm/transparent_hugepage/enabled", "madvise"))
+		return 1;
+	set_mthp(2048, "never");
+	set_mthp(16, "never");
+	set_mthp(32, "never");
+	/* The order of each pattern's touches, made before anything is measured. */
+	for (pat = 0; pat < NR_PATTERNS; pat++) {
+		size_t step = patterns[pat].step_kb ? patterns[pat].step_kb * 1024 : page_size;
+		size_t n = POLICY_LEN / step, i;
+
+		orders[pat] = malloc(maxn * sizeof(unsigned long));
+		if (!orders[pat])
+			return 1;
+		for (i = 0; i < n; i++)
+			orders[pat][i] = i;
+		for (i = n - 1; patterns[pat].random && i > 0; i--) {
+			size_t j = rnd() % (i + 1);
+			unsigned long t = orders[pat][i];
+
+			orders[pat][i] = orders[pat][j];
+			orders[pat][j] = t;
+		}
+		/* Faulted in now, not during a measurement. */
+		memset(orders[pat] + n, 0, (maxn - n) * sizeof(unsigned long));
+	}
+	if (have_busybox && write_input())
+		return 1;
+	if (!have_busybox)
+		printf("bench policy: no %s: the busybox rows are left out\n", BUSYBOX);
+	for (r = 0; r < rounds; r++)
+		for (pol = 0; pol < NR_POLICIES; pol++) {
+			char *malloc_argv[] = { "/bin/bench", "malloc-child", NULL };
+			char *sort_argv[] = { BUSYBOX, "sort", BB_INPUT, NULL };
+			char *gzip_argv[] = { BUSYBOX, "gzip", "-c", BB_INPUT, NULL };
+			struct rusage ru;
+			long faults, rss_kb, live_kb;
+			char line[256];
+			double ns;
+
+			if (set_policy(pol))
+				return 1;
+			for (pat = 0; pat < NR_PATTERNS; pat++)
+				if (policy_pattern(r, pol, pat, orders[pat]))
+					return 1;
+			if (run_child(malloc_argv, NULL, &ru, &ns, line, sizeof(line)) ||
+			    sscanf(line, "malloc %ld %ld %ld %lf", &faults, &rss_kb, &live_kb,
+				   &ns) != 4)
+				return 1;
+			policy_line(r, pol, "malloc", faults, rss_kb, live_kb, ns);
+			if (!have_busybox)
+				continue;
+			/* A program's peak RSS: what it touched is not known (touched_kb=0). */
+			if (run_child(sort_argv, BB_OUTPUT, &ru, &ns, NULL, 0))
+				return 1;
+			policy_line(r, pol, "busybox-sort", ru.ru_minflt, ru.ru_maxrss, 0, ns);
+			if (run_child(gzip_argv, BB_OUTPUT, &ru, &ns, NULL, 0))
+				return 1;
+			policy_line(r, pol, "busybox-gzip", ru.ru_minflt, ru.ru_maxrss, 0, ns);
+		}
+	write_str("/sys/kernel/mm/mm_rs/anon_order_policy", "mthp");
+	set_mthp(64, "never");
+	unlink(BB_INPUT);
+	unlink(BB_OUTPUT);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 3;
@@ -215,6 +490,10 @@ int main(int argc, char **argv)
 		return anon(rounds);
 	if (argc > 1 && !strcmp(argv[1], "mt"))
 		return mt(rounds);
-	fprintf(stderr, "usage: bench anon|mt [ROUNDS]\n");
+	if (argc > 1 && !strcmp(argv[1], "policy"))
+		return policy_bench(rounds);
+	if (argc > 1 && !strcmp(argv[1], "malloc-child"))
+		return malloc_child();
+	fprintf(stderr, "usage: bench anon|mt|policy [ROUNDS]\n");
 	return 2;
 }
