@@ -9,7 +9,7 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench fault-trace series series-check test check-full clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench fault-trace uffd-repeat series series-check test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
@@ -53,6 +53,8 @@ help:
 	@echo '  make series-check [BISECT=1]   git am the series on a pristine base: applies with no fuzz,'
 	@echo '                         gives build/linux'"'"'s sources, checkpatch --strict clean or explained;'
 	@echo '                         BISECT=1: the x86_64 KUnit kernel builds at every patch, passes at the last'
+	@echo '  make uffd-repeat ARCH=A  uffd-unit-tests repeated on prod and prod-off (its rare UFFDIO_COPY'
+	@echo '                         -ENOENT, docs/testing.rst); results as make selftests FLAVOR=prod'
 	@echo '  make lint              rustfmt --check, clippy (CLIPPY=1), checkpatch, compile-fail checks'
 	@echo '  make fmt               rustfmt our Rust in place'
 	@echo '  make mutate ARCH=A     break each rule in scripts/mutations.txt, expect a test to fail (slow)'
@@ -98,6 +100,9 @@ bench: prepare
 
 fault-trace: prepare
 	@set -e; for a in $(arches); do scripts/fault-trace.sh $$a; done
+
+uffd-repeat: prepare
+	@set -e; for a in $(arches); do scripts/uffd-repeat.sh $$a; done
 
 lint: prepare
 	@scripts/lint.sh

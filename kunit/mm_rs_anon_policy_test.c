@@ -518,19 +518,6 @@ static void arch_faults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, folio_order_at(addr), 0);
 }
 
-static unsigned long vm_event(enum vm_event_item item)
-{
-	unsigned long *ev = kcalloc(NR_VM_EVENT_ITEMS, sizeof(*ev), GFP_KERNEL);
-	unsigned long v = 0;
-
-	if (ev) {
-		all_vm_events(ev);
-		v = ev[item];
-		kfree(ev);
-	}
-	return v;
-}
-
 /* Touches one byte every @step bytes of [@start, @start + @len), forwards. */
 static int touch_every(unsigned long start, unsigned long len, unsigned long step)
 {
@@ -564,14 +551,14 @@ static void auto_faults(struct kunit *test)
 	base = mm_rs_map_anon(test, len);
 	KUNIT_ASSERT_NE(test, base, 0);
 	mm = current->mm;	/* the test mm, attached by the first mapping */
-	dense0 = vm_event(MM_RS_ANON_AUTO_DENSE);
+	dense0 = mm_rs_vm_event(MM_RS_ANON_AUTO_DENSE);
 	KUNIT_ASSERT_EQ(test, touch_every(base, len, PAGE_SIZE), 0);
 	for (a = base; a < base + len; a += PAGE_SIZE)
 		in_max += folio_order_at(a) == max;
 	kunit_info(test, "dense: %lu of %lu pages in order-%u folios", in_max, len >> PAGE_SHIFT,
 		   max);
 	KUNIT_EXPECT_GE(test, in_max * 10, (len >> PAGE_SHIFT) * 9);
-	KUNIT_EXPECT_GT(test, vm_event(MM_RS_ANON_AUTO_DENSE), dense0);
+	KUNIT_EXPECT_GT(test, mm_rs_vm_event(MM_RS_ANON_AUTO_DENSE), dense0);
 
 	/*
 	 * A new VMA of its own: mapped next to the last one it would be merged
@@ -580,13 +567,13 @@ static void auto_faults(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vm_munmap(base, len), 0);
 	base = mm_rs_map_anon(test, len);
 	KUNIT_ASSERT_NE(test, base, 0);
-	sparse0 = vm_event(MM_RS_ANON_AUTO_SPARSE);
+	sparse0 = mm_rs_vm_event(MM_RS_ANON_AUTO_SPARSE);
 	anon0 = mm_rs_anon_pages(mm);
 	KUNIT_ASSERT_EQ(test, touch_every(base, len, SZ_16K), 0);
 	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm) - anon0, (long)(len / SZ_16K));
 	for (a = base; a < base + len; a += SZ_16K)
 		KUNIT_EXPECT_EQ(test, folio_order_at(a), 0);
-	KUNIT_EXPECT_EQ(test, vm_event(MM_RS_ANON_AUTO_SPARSE), sparse0 + 1);
+	KUNIT_EXPECT_EQ(test, mm_rs_vm_event(MM_RS_ANON_AUTO_SPARSE), sparse0 + 1);
 
 	/* MADV_NOHUGEPAGE: nothing large, dense or not. */
 	base = mm_rs_map_anon(test, len);

@@ -112,6 +112,19 @@ unsigned long mm_rs_sum_mthp(int order, enum mthp_stat_item item)
 	return sum;
 }
 
+unsigned long mm_rs_vm_event(enum vm_event_item item)
+{
+	unsigned long *ev = kcalloc(NR_VM_EVENT_ITEMS, sizeof(*ev), GFP_KERNEL);
+	unsigned long v = 0;
+
+	if (ev) {
+		all_vm_events(ev);
+		v = ev[item];
+		kfree(ev);
+	}
+	return v;
+}
+
 void mm_rs_poison_free_pages(int order)
 {
 	/* Movable, as user folios are: the same free lists they come from. */

@@ -43,6 +43,9 @@ long mm_rs_anon_pages(struct mm_struct *mm);
 /* The sum over CPUs of an mTHP counter. */
 unsigned long mm_rs_sum_mthp(int order, enum mthp_stat_item item);
 
+/* The sum over CPUs of a VM event counter (/proc/vmstat); 0 without memory. */
+unsigned long mm_rs_vm_event(enum vm_event_item item);
+
 /*
  * Leaves freed, poisoned pages of @order where the next allocation of that
  * order on this CPU is likely to find them, so that a folio the fault path

@@ -161,28 +161,15 @@ static void count_live_entries(struct kunit *test)
 
 /* Page-table state of the test mm. */
 
-static unsigned long pt_events(enum vm_event_item item)
-{
-	unsigned long *ev = kcalloc(NR_VM_EVENT_ITEMS, sizeof(*ev), GFP_KERNEL);
-	unsigned long v = 0;
-
-	if (ev) {
-		all_vm_events(ev);
-		v = ev[item];
-		kfree(ev);
-	}
-	return v;
-}
-
 struct pt_counts {
 	unsigned long fast, slow, kept;
 };
 
 static void pt_counts_get(struct pt_counts *c)
 {
-	c->fast = pt_events(PT_RECLAIM_FAST);
-	c->slow = pt_events(PT_RECLAIM_SLOW);
-	c->kept = pt_events(PT_RECLAIM_KEPT);
+	c->fast = mm_rs_vm_event(PT_RECLAIM_FAST);
+	c->slow = mm_rs_vm_event(PT_RECLAIM_SLOW);
+	c->kept = mm_rs_vm_event(PT_RECLAIM_KEPT);
 }
 
 /* Whether the PMD of @addr points to a PTE table (it is none after reclaim). */

@@ -132,31 +132,28 @@ for r, (path, kb, faults) in sorted(regions.items()):
     }
 
 paths = ["c", "rust", "rust_order", "rust_fault"]
+
+
+def table(key):
+    """A row a folio size: C's count of `key`, and each Rust path's with its difference."""
+    rows = ["| folio size | C | Rust | Rust order, C map | C order, Rust map |",
+            "|---|---:|---:|---:|---:|"]
+    for kb in sorted(result, key=int):
+        row = result[kb]
+        c = row["c"][key]
+        cells = ["%.1f" % c] + ["%.1f (%+.1f)" % (row[p][key], row[p][key] - c) for p in paths[1:]]
+        rows.append("| %sK | %s |" % (kb, " | ".join(cells)))
+    return rows
+
+
 lines = ["Kernel instructions per anonymous write fault (handle_mm_fault() to its return;",
          "%s; averaged over 31 faults of each path and size, less those an interrupt" % arch,
-         "came in on; x86's page clearing, the same on every path, not counted)",
-         "", "| folio size | C | Rust | Rust order, C map | C order, Rust map |",
-         "|---|---:|---:|---:|---:|"]
-for kb in sorted(result, key=int):
-    row = result[kb]
-    c = row["c"]["per_fault"]
-    cells = ["%.1f" % c]
-    for p in paths[1:]:
-        v = row[p]["per_fault"]
-        cells.append("%.1f (%+.1f)" % (v, v - c))
-    lines.append("| %sK | %s |" % (kb, " | ".join(cells)))
+         "came in on; x86's page clearing, the same on every path, not counted)", ""]
+lines += table("per_fault")
 lines += ["", "The same less the instructions of the page allocator and of the per-CPU LRU batch's",
           "drain (from the call to the return: they depend on the state of the free lists and",
-          "of the batch, not on the fault path):", "",
-          "| folio size | C | Rust | Rust order, C map | C order, Rust map |", "|---|---:|---:|---:|---:|"]
-for kb in sorted(result, key=int):
-    row = result[kb]
-    c = row["c"]["per_fault_no_alloc"]
-    cells = ["%.1f" % c]
-    for p in paths[1:]:
-        v = row[p]["per_fault_no_alloc"]
-        cells.append("%.1f (%+.1f)" % (v, v - c))
-    lines.append("| %sK | %s |" % (kb, " | ".join(cells)))
+          "of the batch, not on the fault path):", ""]
+lines += table("per_fault_no_alloc")
 for kb in sorted(result, key=int):
     row = result[kb]
     fc, fr = row["c"]["functions"], row["rust"]["functions"]

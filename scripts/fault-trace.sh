@@ -72,3 +72,7 @@ trap - EXIT
 grep -q '^mmrs-init: done' "$console_log" || { echo "fault-trace: the guest did not finish; see ${console_log#$REPO/}" >&2; exit 1; }
 python3 "$REPO/scripts/fault-trace.py" "$arch" "$img/vmlinux" "$nm" "$console_log" "$out" \
 	"$REPO/build/results/fault-trace-$arch.txt" "$REPO/build/results/fault-trace-$arch.json"
+# Kept with the benchmarks: docs/bench/ and a section of docs/benchmarks.md.
+mkdir -p "$REPO/docs/bench"
+cp "$REPO/build/results/fault-trace-$arch.json" "$REPO/docs/bench/fault-trace-$arch.json"
+python3 "$REPO/scripts/bench.py" --markdown "$REPO/docs/benchmarks.md"

@@ -99,6 +99,27 @@ impl<'a> PmdRef<'a> {
         }
     }
 
+    /// Maps the PTE table the entry points to (`pte_offset_map_nolock()`, from its first
+    /// entry), with the lock of that table; [`None`] if the entry does not point to one.
+    ///
+    /// # Safety
+    ///
+    /// The PMD lock must be held, so that the entry cannot change; the caller unmaps the table.
+    #[inline]
+    unsafe fn map_table_nolock(
+        &self,
+    ) -> Option<(NonNull<bindings::pte_t>, NonNull<bindings::spinlock_t>)> {
+        let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
+        // SAFETY: The entry is valid (type invariants) and, its lock held, stable; address 0
+        // selects the first entry of the table; `ptl` receives the table's lock.
+        let pte = unsafe {
+            bindings::mm_rs_pte_offset_map_nolock(self.mm.as_raw(), self.pmd.as_ptr(), 0, &mut ptl)
+        };
+        let pte = NonNull::new(pte)?;
+        // SAFETY: `pte_offset_map_nolock()` returns the lock with every mapped table.
+        Some((pte, unsafe { NonNull::new_unchecked(ptl) }))
+    }
+
     /// Clears the entry and returns the table it pointed to.
     ///
     /// # Safety
@@ -163,23 +184,14 @@ impl<'h, 'a> PteLockHeld<'h, 'a> {
         if !unsafe { bindings::mm_rs_spin_trylock(pml.as_ptr()) } {
             return None;
         }
-        let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
-        // SAFETY: The entry is valid; under its lock it cannot change; address 0 selects the
-        // first entry of the table; `ptl` receives the table's lock.
-        let pte = unsafe {
-            bindings::mm_rs_pte_offset_map_nolock(
-                self.pmd.mm.as_raw(),
-                self.pmd.pmd.as_ptr(),
-                0,
-                &mut ptl,
-            )
-        };
+        // SAFETY: The PMD lock was just taken; the table is unmapped below.
+        let mapped = unsafe { self.pmd.map_table_nolock() };
         // The table the entry points to must be the one whose lock we hold (type invariants);
         // checked rather than trusted, since detaching another table would free it in use.
-        let table = NonNull::new(pte).and_then(|pte| {
+        let table = mapped.and_then(|(pte, ptl)| {
             // SAFETY: The table is mapped until the unmap below, and locked by `self.ptl` if it
             // is ours, which is checked before its entries are trusted.
-            let empty = ptl == self.ptl.as_ptr()
+            let empty = ptl == self.ptl
                 && unsafe { PteTableRef::from_raw(pte) }.range_none(0, PTRS_PER_PTE);
             // SAFETY: Both locks are held, the entry points to the table whose lock we hold (the
             // PMD lock is held since it was read), and every entry is none.
@@ -214,20 +226,8 @@ impl<'p, 'a> PmdGuard<'p, 'a> {
     /// Returns [`None`] (the PMD lock released) if the entry does not point to a PTE table.
     #[inline]
     pub fn lock_pte_table(self) -> Option<PteTableNestedGuard<'p, 'a>> {
-        let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
-        // SAFETY: The entry is valid (type invariants of `PmdRef`); address 0 selects the first
-        // entry of the table; `ptl` receives the table's lock.
-        let pte = unsafe {
-            bindings::mm_rs_pte_offset_map_nolock(
-                self.pmd.mm.as_raw(),
-                self.pmd.pmd.as_ptr(),
-                0,
-                &mut ptl,
-            )
-        };
-        let pte = NonNull::new(pte)?;
-        // SAFETY: `pte_offset_map_nolock()` returns the lock with every mapped table.
-        let ptl = unsafe { NonNull::new_unchecked(ptl) };
+        // SAFETY: The PMD lock is held (type invariants); the nested guard unmaps the table.
+        let (pte, ptl) = unsafe { self.pmd.map_table_nolock() }?;
         if ptl != self.pml {
             // SAFETY: `ptl` is the valid lock of the mapped table; it nests inside ours, and we
             // do not hold it (the only guard that could is this one, being built).
