@@ -286,7 +286,7 @@ static long resident_kb(char *p, size_t len)
 
 static int policy_pattern(int round, unsigned int pol, unsigned int pat, unsigned long *order)
 {
-	size_t step = patterns[pat].step_kb ? patterns[pat].step_kb * 1024 : page_size;
+	size_t step = patterns[pat].step_kb ? (size_t)patterns[pat].step_kb * 1024 : (size_t)page_size;
 	size_t n = POLICY_LEN / step, i;
 	char *p = map(POLICY_LEN);
 	long f0, faults;
@@ -421,7 +421,7 @@ static int policy_bench(int rounds)
 	set_mthp(32, "never");
 	/* The order of each pattern's touches, made before anything is measured. */
 	for (pat = 0; pat < NR_PATTERNS; pat++) {
-		size_t step = patterns[pat].step_kb ? patterns[pat].step_kb * 1024 : page_size;
+		size_t step = patterns[pat].step_kb ? (size_t)patterns[pat].step_kb * 1024 : (size_t)page_size;
 		size_t n = POLICY_LEN / step, i;
 
 		orders[pat] = malloc(maxn * sizeof(unsigned long));
