@@ -323,6 +323,7 @@ def policy_markdown(arch, p):
     for pat, row in p.items():
         cells = [fmt(row[x]["ns"] / 1e6, ".2f") if x in row else "-" for x in pols]
         out.append(f"| {pat} | " + " | ".join(cells) + " |")
+    out += review_answers(arch, p)
     t = policy_targets(p)
     out += ["", "Against the targets: "
             + "; ".join(f"`arch` on {pat}: x{fmt(t.get(f'arch_{pat}_fewer_x'), '.2f')} fewer faults than "
@@ -331,6 +332,50 @@ def policy_markdown(arch, p):
                                f"faults against the fewest of a fixed size" for pat in DENSE)
             + "; " + "; ".join(f"`auto` on {pat}: {fmt(t.get(f'auto_{pat}_rss_vs_order0_pct'), '+.1f')}% "
                                f"RSS against order 0" for pat in SPARSE) + ".", ""]
+    return out
+
+
+def review_answers(arch, p):
+    """Yu Zhao's questions on the RFC, answered from the medians above."""
+    def get(pat, pol, k):
+        return p.get(pat, {}).get(pol, {}).get(k)
+
+    arch_kb = {"x86_64": 32, "arm64": 64}.get(arch)
+    out = ["", "The review's questions, from these figures:", ""]
+    f0, f64 = get("dense-seq", "mthp-4k", "faults"), get("dense-seq", "mthp-64k", "faults")
+    t0, t64 = get("dense-seq", "mthp-4k", "ns"), get("dense-seq", "mthp-64k", "ns")
+    if f0 and f64:
+        out.append(f"* *What is 64K based on?* Touching every page, 64K folios take x{f0 / f64:.1f} "
+                   f"fewer faults than order 0 and {fmt(pct(t64, t0), '+.1f')}% guest time "
+                   f"(dense-seq); `arch` ({arch_kb}K here) {fmt(pct(get('dense-seq', 'arch', 'ns'), t0), '+.1f')}%.")
+    gains = []
+    for pat, row in p.items():
+        base = row.get("mthp-4k", {}).get("ns")
+        best = min((x for x in row if row[x].get("ns")), key=lambda x: row[x]["ns"], default=None)
+        if base and best and best != "mthp-4k":
+            gains.append(f"{pat} {fmt(pct(row[best]['ns'], base), '+.1f')}% ({best})")
+    if gains:
+        out.append("* *Which workloads gain?* Guest time of the best policy against order 0: "
+                   + ", ".join(gains) + "; a pattern not listed gains nothing.")
+    frag = []
+    for pat in SPARSE:
+        touched = get(pat, "mthp-4k", "touched_kb")
+        if touched:
+            frag.append(f"{pat} x{get(pat, 'mthp-64k', 'rss_kb') / touched:.1f} at 64K, "
+                        f"x{get(pat, 'arch', 'rss_kb') / touched:.1f} with `arch`")
+    others = [pct(row[x]["rss_kb"], row["mthp-4k"]["rss_kb"]) for pat, row in p.items()
+              if pat not in SPARSE and "mthp-4k" in row for x in row]
+    if frag and others:
+        out.append("* *How much internal fragmentation?* Resident memory over what was touched: "
+                   + "; ".join(frag) + "; on the dense patterns and the programs, any policy is "
+                   f"within {fmt(max(others), '+.1f')}% of order 0's.")
+    if arch_kb and arch_kb != 64:
+        d = [f"{pat}: {fmt(get(pat, 'arch', 'faults'), '.0f')} faults and "
+             f"{fmt(get(pat, 'arch', 'ns') / 1e6 if get(pat, 'arch', 'ns') else None, '.2f')} ms at "
+             f"{arch_kb}K against {fmt(get(pat, 'mthp-64k', 'faults'), '.0f')} and "
+             f"{fmt(get(pat, 'mthp-64k', 'ns') / 1e6 if get(pat, 'mthp-64k', 'ns') else None, '.2f')} ms at 64K"
+             for pat in DENSE + ["malloc"] if pat in p]
+        out.append("* *Would other sizes do better?* " + "; ".join(d) + ".")
     return out
 
 
