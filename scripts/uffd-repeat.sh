@@ -6,7 +6,8 @@
 # (docs/testing.rst): the events tests 20 times with the defaults, with a
 # monitor that prints its last 64 messages on the error (uffd-unit-tests-dbg,
 # userspace/uffd-debug/uffd-common-debug.diff), with the mm-rs switches off
-# and with THP off, then the whole program 3 times. Results in
+# and with THP off, then the whole program 3 times (MMRS_UFFD_N sets every
+# count). Results in
 # build/results/selftests-ARCH-prod{,-off}.tap and the boot logs.
 set -euo pipefail
 
@@ -38,5 +39,11 @@ make -s -C "$src" OUTPUT="$d" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross} \
 rm -rf "$src"
 mv "$d/uffd-unit-tests" "$d/uffd-unit-tests-dbg"
 cp "$REPO/userspace/uffd-debug/uffd-repeat.sh" "$d/"
-MMRS_PROD_LIST="$REPO/userspace/uffd-debug/uffd-repeat.list" MMRS_PROD_EXTRA="$d" \
+# MMRS_UFFD_N: repetitions of each line instead of the list's own counts.
+list="$REPO/userspace/uffd-debug/uffd-repeat.list"
+if [ -n "${MMRS_UFFD_N:-}" ]; then
+	sed -E "s/(uffd-repeat\.sh [a-z0-9-]+) [0-9]+/\1 $MMRS_UFFD_N/" "$list" > "$d/uffd-repeat.list"
+	list="$d/uffd-repeat.list"
+fi
+MMRS_PROD_LIST="$list" MMRS_PROD_EXTRA="$d" \
 	exec "$REPO/scripts/selftests-prod.sh" "$arch"
