@@ -8,10 +8,21 @@ if [ -f "$REPO/build/results/times.txt" ]; then
 	awk '{ printf "time: %-22s %5ds%s\n", $1, $2, ($3 == 0 ? "" : "  (failed)"); t += $2 }
 	     END { printf "time: %-22s %5ds\n", "total", t }' "$REPO/build/results/times.txt"
 fi
-python3 - "$REPO"/build/results/kunit-*.json "$REPO"/build/results/selftests-*-test.tap <<'PY'
+# Each step's result, from the files the steps wrote (a step that did not run
+# has none): KUnit runs, selftest boots, stress runs.
+shopt -s nullglob
+python3 - "$REPO"/build/results/kunit-*.json "$REPO"/build/results/selftests-*-test.tap \
+	"$REPO"/build/results/stress-*.txt <<'PY'
 import json, sys
 tp = tf = 0
 for path in sys.argv[1:]:
+    if path.endswith(".txt"):
+        last = open(path).read().strip().splitlines()[-1:] or ["(empty)"]
+        ok = last[0].endswith(": passed")
+        print(f"summary: {last[0]}")
+        tp += ok
+        tf += not ok
+        continue
     name = path.rsplit("/", 1)[-1]
     p = f = 0
     if path.endswith(".json"):
