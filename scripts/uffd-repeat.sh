@@ -31,8 +31,10 @@ fi
 d="$REPO/build/uffd-repeat-$arch"
 src="$T/tools/testing/selftests/mm-uffd-dbg"
 rm -rf "$d" "$src" && mkdir -p "$d"
+# The copy must not outlive the build: make series-check compares the tree.
+trap 'rm -rf "$src"' EXIT
 cp -a "$T/tools/testing/selftests/mm" "$src"
-patch -s -d "$src" -p4 < "$REPO/userspace/uffd-debug/uffd-common-debug.diff"
+patch -s -d "$src" -p5 < "$REPO/userspace/uffd-debug/uffd-common-debug.diff"
 make -s -C "$src" OUTPUT="$d" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross} \
 	KHDR_INCLUDES="-I$hdr/include" EXTRA_CFLAGS="-static" LDFLAGS="-static" \
 	"$d/uffd-unit-tests" >&2
