@@ -276,8 +276,10 @@ static long resident_kb(char *p, size_t len)
 	unsigned char *vec = malloc(n);
 	long pages = 0;
 
-	if (!vec || mincore(p, len, vec))
+	if (!vec || mincore(p, len, vec)) {
+		free(vec);
 		return -1;
+	}
 	for (i = 0; i < n; i++)
 		pages += vec[i] & 1;
 	free(vec);
