@@ -221,6 +221,9 @@ const F_INIT: u8 = 1 << 0;
 const F_PROBE: u8 = 1 << 1;
 /// Flag: `last` holds a fault.
 const F_LAST: u8 = 1 << 2;
+/// Flag: the last probe's verdict looked sparse; the probe that followed at once confirms it
+/// only at the same stride.
+const F_SUSPECT: u8 = 1 << 3;
 
 /// What the `auto` controller learnt from a fault, counted in `/proc/vmstat`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -347,9 +350,18 @@ impl AutoState {
     }
 
     /// What the fault `d` pages from the last probe says of the VMA.
+    ///
+    /// A sparse verdict takes two probes in a row at the same stride: the first one that looks
+    /// sparse only makes the fault that follows a probe too (`F_SUSPECT`). A dense VMA touched
+    /// at random fills the holes its probes left, so one probe in a few hundred is followed by
+    /// a fault in its own block; taken alone as sparse, that sent the VMA to order 0 for good,
+    /// since only a fault that continues the last folio grows the order again. A strided scan
+    /// repeats its stride and is told apart for the cost of one more order-0 fault.
     #[inline]
     fn probe_verdict(&mut self, d: isize, max: u8) -> AutoEvent {
         let span = 1usize.checked_shl(u32::from(max)).unwrap_or(usize::MAX);
+        let suspect = self.flags & F_SUSPECT != 0;
+        self.flags &= !F_SUSPECT;
         if d == 1 || d == -1 {
             // The probe's neighbour: pages are touched one after the other.
             self.order = max;
@@ -360,10 +372,17 @@ impl AutoState {
         {
             // Past the probe's neighbours but within a block of the largest order (which would
             // have been mapped whole for one page), or a strided scan going on at the stride
-            // that reached the probe: one page of several is touched.
-            self.order = 0;
-            self.backoff = 0;
-            AutoEvent::Sparse
+            // that reached the probe: one page of several is touched, if the probe before
+            // said so at the same stride. Else probe again at once.
+            if suspect && self.stride != 0 && d == self.stride as isize {
+                self.order = 0;
+                self.backoff = 0;
+                AutoEvent::Sparse
+            } else {
+                self.flags |= F_SUSPECT;
+                self.count = u16::MAX;
+                AutoEvent::None
+            }
         } else {
             // Elsewhere: a random access, or another stream. No verdict: probe less often; but
             // at once again if the stride that led to the probe was not known (the VMA's first
