@@ -177,6 +177,9 @@ def markdown(runs):
         out += [f"## {a}", "",
                 f"Kernel {run['base']}; command `{run['command']}`; {run['date']};",
                 f"in-guest programs `{run['programs']}`.", ""]
+        for u in run.get("updates", []):
+            out += [f"Measured again on {u['date']} with `{u['command']}` (in-guest programs "
+                    f"`{u['programs']}`): the {', '.join(u['kinds'])} figures, after {u['why']}.", ""]
         if s["anon"]:
             out += ["### Anonymous faults: 256 MiB touched one byte a page", "",
                     "| folio size | faults C | faults Rust | fewer than order 0 | ns/MiB C | ns/MiB Rust | Rust vs C |",
@@ -399,6 +402,34 @@ def compare(a, b):
     return 0 if worst <= 1.0 else 1
 
 
+def update(arch, log, md, progs, command, why):
+    """Replaces in docs/bench/ARCH.json the kinds of measurement that LOG has, keeps the rest,
+    and regenerates MD: a benchmark run again on its own after a change that only it sees."""
+    path = os.path.join(REPO, "docs", "bench", f"{arch}.json")
+    run = json.load(open(path))
+    data = parse(log)
+    kinds = [k for k, v in data.items() if v]
+    if not kinds:
+        print(f"bench: no measurements in {log}", file=sys.stderr)
+        return 1
+    base = "; ".join(open(os.path.join(REPO, "build", "BASE")).read().strip().splitlines())
+    if base != run["base"]:
+        print(f"bench: {path} was measured on {run['base']}, this run on {base}: "
+              "run the whole make bench", file=sys.stderr)
+        return 1
+    for k in kinds:
+        run["data"][k] = data[k]
+    run["summary"] = summarise(run["data"])
+    run.setdefault("updates", []).append({"date": time.strftime("%Y-%m-%d"), "command": command,
+                                          "programs": progs, "kinds": kinds, "why": why})
+    with open(path, "w") as f:
+        json.dump(run, f, indent=1)
+    with open(md, "w") as f:
+        f.write(markdown(load_runs()))
+    print(f"bench: {', '.join(kinds)} of docs/bench/{arch}.json and {os.path.relpath(md, REPO)} updated")
+    return 0
+
+
 def main():
     if sys.argv[1] == "--compare":
         return compare(json.load(open(sys.argv[2])), json.load(open(sys.argv[3])))
@@ -406,6 +437,8 @@ def main():
         with open(sys.argv[2], "w") as f:
             f.write(markdown(load_runs()))
         return 0
+    if sys.argv[1] == "--update":
+        return update(*sys.argv[2:8])
     arch, log, json_out, md, progs = sys.argv[1:6]
     data = parse(log)
     if not any(data.values()):

@@ -25,6 +25,16 @@ esac
 # multithreaded benchmark boots with four.
 PROGS1=${MMRS_BENCH_PROGS1:-bench:anon:3,ptreclaim:25600:1:2,ptreclaim:512:512:2,exectext:3,bench:policy:2}
 PROGS4=${MMRS_BENCH_PROGS4:-bench:mt:2}
+# MMRS_BENCH_UPDATE=WHY: measure again only MMRS_BENCH_PROGS1 (say, bench:policy:2 after a change
+# to the order policies), in the one-vCPU boot, and replace just those figures in
+# docs/bench/ARCH.json; docs/benchmarks.md then says what was measured again, when and why.
+update=${MMRS_BENCH_UPDATE:-}
+if [ -n "$update" ]; then
+	[ -n "${MMRS_BENCH_PROGS1:-}" ] || { echo "bench.sh: MMRS_BENCH_UPDATE needs MMRS_BENCH_PROGS1" >&2; exit 2; }
+	[ -f "$REPO/docs/bench/$arch.json" ] || { echo "bench.sh: no docs/bench/$arch.json to update; run make bench" >&2; exit 2; }
+	PROGS4=
+	MMRS_BENCH_NO_CLANG14=1
+fi
 
 echo "bench: building the $arch test kernel and userspace"
 "$REPO/scripts/image.sh" "$arch" test >"$REPO/build/results/image-$arch-test.log" 2>&1 || {
@@ -59,6 +69,10 @@ if [ -n "$PROGS4" ]; then
 	echo "bench: booting with -icount shift=0 -smp 4 norandmaps: $PROGS4"
 	MMRS_SMP=4 MMRS_APPEND="norandmaps " MMRS_LOG="$log.smp4" "$REPO/scripts/boot.sh" "$arch" test "$PROGS4" 3600 -icount shift=0
 	cat "$log.smp4" >> "$log"
+fi
+if [ -n "$update" ]; then
+	exec python3 "$REPO/scripts/bench.py" --update "$arch" "$log" "$REPO/docs/benchmarks.md" "$PROGS1" \
+		"MMRS_BENCH_PROGS1=$PROGS1 MMRS_BENCH_UPDATE=... make bench ARCH=$arch" "$update"
 fi
 python3 "$REPO/scripts/bench.py" "$arch" "$log" "$REPO/build/results/bench-$arch.json" \
 	"$REPO/docs/benchmarks.md" "$PROGS1 (one vCPU); $PROGS4 (four vCPUs)"
