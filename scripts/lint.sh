@@ -86,5 +86,10 @@ fi
 echo "lint: compile-fail checks of rust/kernel/mm"
 "$REPO/scripts/compile-fail.sh" "$L" || rc=1
 
+# Every mutation of scripts/mutations.txt must still apply (make mutate is
+# seldom run; a moved line would only show there).
+echo "lint: scripts/mutations.txt"
+python3 "$REPO/scripts/mutations-check.py" || rc=1
+
 [ $rc = 0 ] && echo "lint: ok" || echo "lint: FAILED" >&2
 exit $rc
