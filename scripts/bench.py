@@ -402,6 +402,21 @@ def compare(a, b):
     return 0 if worst <= 1.0 else 1
 
 
+def read_base():
+    """The base tree, as build/BASE records it, on one line."""
+    return "; ".join(open(os.path.join(REPO, "build", "BASE")).read().strip().splitlines())
+
+
+def write_run(run, paths, md):
+    """Writes RUN's JSON to each of PATHS and regenerates MD from docs/bench/."""
+    for path in paths:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(run, f, indent=1)
+    with open(md, "w") as f:
+        f.write(markdown(load_runs()))
+
+
 def update(arch, log, md, progs, command, why):
     """Replaces in docs/bench/ARCH.json the kinds of measurement that LOG has, keeps the rest,
     and regenerates MD: a benchmark run again on its own after a change that only it sees."""
@@ -412,7 +427,7 @@ def update(arch, log, md, progs, command, why):
     if not kinds:
         print(f"bench: no measurements in {log}", file=sys.stderr)
         return 1
-    base = "; ".join(open(os.path.join(REPO, "build", "BASE")).read().strip().splitlines())
+    base = read_base()
     if base != run["base"]:
         print(f"bench: {path} was measured on {run['base']}, this run on {base}: "
               "run the whole make bench", file=sys.stderr)
@@ -422,10 +437,7 @@ def update(arch, log, md, progs, command, why):
     run["summary"] = summarise(run["data"])
     run.setdefault("updates", []).append({"date": time.strftime("%Y-%m-%d"), "command": command,
                                           "programs": progs, "kinds": kinds, "why": why})
-    with open(path, "w") as f:
-        json.dump(run, f, indent=1)
-    with open(md, "w") as f:
-        f.write(markdown(load_runs()))
+    write_run(run, [path], md)
     print(f"bench: {', '.join(kinds)} of docs/bench/{arch}.json and {os.path.relpath(md, REPO)} updated")
     return 0
 
@@ -444,17 +456,10 @@ def main():
     if not any(data.values()):
         print(f"bench: no measurements in {log}", file=sys.stderr)
         return 1
-    base_lines = open(os.path.join(REPO, "build", "BASE")).read().strip().splitlines()
-    base = "; ".join(base_lines)
-    run = {"arch": arch, "base": base, "command": f"make bench ARCH={arch}",
+    run = {"arch": arch, "base": read_base(), "command": f"make bench ARCH={arch}",
            "date": time.strftime("%Y-%m-%d"), "qemu": "-icount shift=0 -m 3G; -smp 1, and -smp 4 for mt",
            "programs": progs, "data": data, "summary": summarise(data)}
-    for path in (json_out, os.path.join(REPO, "docs", "bench", f"{arch}.json")):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            json.dump(run, f, indent=1)
-    with open(md, "w") as f:
-        f.write(markdown(load_runs()))
+    write_run(run, [json_out, os.path.join(REPO, "docs", "bench", f"{arch}.json")], md)
     print(f"bench: {json_out}, docs/bench/{arch}.json and {os.path.relpath(md, REPO)} written")
     return 0
 
