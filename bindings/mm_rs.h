@@ -194,10 +194,15 @@ void mm_rs_anon_auto_mapped_test(unsigned long *state, unsigned long page,
  * folio_prealloc()), the charge, the zeroing and the map.
  */
 vm_fault_t mm_rs_do_anonymous_page(struct vm_fault *vmf);
-/* The same with the folio from C's alloc_anon_folio(). */
+/* The same with the orders C's anon_folio_orders() allows. */
 vm_fault_t mm_rs_do_anonymous_page_c_order(struct vm_fault *vmf);
-/* mm/memory.c: alloc_anon_folio(), for mm_rs_do_anonymous_page_c_order(). */
-struct folio *mm_rs_c_alloc_anon_folio(struct vm_fault *vmf);
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+/*
+ * mm/memory.c: the large orders C's alloc_anon_folio() tries, before it looks
+ * at the page table; for mm_rs_do_anonymous_page_c_order().
+ */
+unsigned long anon_folio_orders(struct vm_area_struct *vma, unsigned long addr);
+#endif
 
 #ifdef CONFIG_MM_RS_KUNIT_TEST
 /*

@@ -15,12 +15,12 @@
 //! scripted allocation and charge failures ([`mm_rs_anon_alloc_walk_test`]); the fault path
 //! instantiates it with the page allocator and the memcg.
 
-use super::order::{anon_folio_orders, anon_folio_pte_none_orders};
+use super::order::{anon_folio_allowable_orders, anon_folio_pte_none_orders};
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::error::code::EAGAIN;
 use kernel::mm::{
-    fault::VmFault,
+    fault::{FaultOrders, VmFault},
     folio::{ChargedFolio, Gfp, NewAnonFolio, NewFolio},
     order::OrderSet,
     thp::{count_mthp_stat, vma_thp_gfp_mask, AnonThpKnobs, MthpStat},
@@ -65,10 +65,11 @@ pub(crate) fn alloc_walk<S: FolioSource>(
     None
 }
 
-/// The page allocator and the memcg, for the fault `vmf`.
+/// The page allocator and the memcg, for the fault `vmf`, in `orders`.
 struct FaultFolios<'v, 'a> {
     vmf: &'v mut VmFault<'a>,
     gfp: Gfp,
+    orders: FaultOrders<'a>,
 }
 
 impl<'a> FolioSource for FaultFolios<'_, 'a> {
@@ -78,7 +79,7 @@ impl<'a> FolioSource for FaultFolios<'_, 'a> {
 
     #[inline]
     fn alloc(&mut self, order: u32) -> Option<NewFolio<'a>> {
-        NewFolio::vma_alloc(self.gfp, order, self.vmf)
+        NewFolio::vma_alloc_order(self.gfp, self.orders, order, self.vmf)
     }
 
     #[inline]
@@ -119,14 +120,19 @@ pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>) -> AnonFolio<'a> {
     }
     // The orders the knobs allow, as C's inline thp_vma_allowable_orders(); nothing more for
     // the common case of no mTHP size enabled.
-    let orders = anon_folio_orders(vmf.vma(), &AnonThpKnobs::read(), vmf.address());
+    let orders = anon_folio_allowable_orders(vmf.vma(), &AnonThpKnobs::read());
+    if orders.is_empty() {
+        return AnonFolio::Fallback;
+    }
+    // The rest of `anon_folio_orders()`: the blocks that fit the VMA.
+    let orders = vmf.suitable_orders(orders);
     alloc_orders(vmf, orders)
 }
 
-/// Allocates a folio of the highest of `orders` (which fit the VMA around the fault) whose
-/// block has no populated entry, falling back to the lower ones.
+/// Allocates a folio of the highest of `orders` whose block has no populated entry, falling
+/// back to the lower ones.
 #[inline(always)]
-pub(crate) fn alloc_orders<'a>(vmf: &mut VmFault<'a>, orders: OrderSet) -> AnonFolio<'a> {
+pub(crate) fn alloc_orders<'a>(vmf: &mut VmFault<'a>, orders: FaultOrders<'a>) -> AnonFolio<'a> {
     if orders.is_empty() {
         return AnonFolio::Fallback;
     }
@@ -135,14 +141,18 @@ pub(crate) fn alloc_orders<'a>(vmf: &mut VmFault<'a>, orders: OrderSet) -> AnonF
         let Some(map) = vmf.map_pte_table() else {
             return AnonFolio::Retry;
         };
-        anon_folio_pte_none_orders(&map.table(), addr, orders)
+        orders.and(anon_folio_pte_none_orders(
+            &map.table(),
+            addr,
+            orders.orders(),
+        ))
     };
     if orders.is_empty() {
         return AnonFolio::Fallback;
     }
     let gfp = vma_thp_gfp_mask(vmf.vma());
-    let mut src = FaultFolios { vmf, gfp };
-    match alloc_walk(&mut src, orders, count_mthp_stat) {
+    let mut src = FaultFolios { vmf, gfp, orders };
+    match alloc_walk(&mut src, orders.orders(), count_mthp_stat) {
         Some(folio) => AnonFolio::Large(folio),
         None => AnonFolio::Fallback,
     }

@@ -2,8 +2,10 @@
 
 //! The anonymous fault: `do_anonymous_page()` for a private VMA, handed over whole by
 //! `do_pte_missing()` (one call, so that the Rust path is no longer than C's, where
-//! `do_anonymous_page()` is inlined). The folio comes from the Rust order decision
-//! ([`super::alloc`]) or, with `anon_order` off, from C's `alloc_anon_folio()`.
+//! `do_anonymous_page()` is inlined). The orders the folio may have come from the Rust order
+//! decision ([`super::order`], [`super::policy`]) or, with `anon_order` off, from C's
+//! `anon_folio_orders()`; either way [`super::alloc`] then allocates it, as C's
+//! `alloc_anon_folio()` does after its decision.
 //!
 //! A whole large folio is mapped by one fault, with one `set_ptes()` for all its pages. The
 //! entries are checked free under the PTE lock first: another thread may have mapped some of them
@@ -16,12 +18,12 @@ use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::mm::{
     fault::{FaultOutcome, LockRefused, VmFault},
-    folio::{AnonAllocError, NewAnonFolio},
-    pgtable::{AnonFolioPte, Refused},
+    folio::NewAnonFolio,
+    pgtable::{AnonFolioPte, PteTableGuard, Refused},
 };
 
 #[cfg(CONFIG_MM_RS_ANON_ORDER)]
-use super::alloc::{alloc_anon_folio, AnonFolio};
+use super::alloc::{alloc_anon_folio, alloc_orders, AnonFolio};
 
 /// C's `do_anonymous_page()` after its `VM_SHARED` check: the PTE table, the zero page for a
 /// read, else the anon_vma, then `write_fault` for the folio and its mapping.
@@ -48,10 +50,44 @@ fn do_anonymous_page<'a>(
 /// folio of that order (or C's `folio_prealloc()` for order 0), charged and zeroed, then mapped.
 #[cfg(CONFIG_MM_RS_ANON_ORDER)]
 #[inline(always)]
-fn anon_write_fault(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
+fn anon_write_fault(vmf: VmFault<'_>) -> FaultOutcome<'_> {
+    write_fault(vmf, alloc_anon_folio)
+}
+
+/// The anonymous write fault after `vmf_anon_prepare()` with the orders C's
+/// `anon_folio_orders()` allows (`anon_order` off), allocated as the Rust path allocates them:
+/// the decision is C's, the rest is the fault path's. The whole of C's `alloc_anon_folio()`
+/// would be a call and a stack frame C's inlined fault path does not have.
+#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+#[inline(always)]
+fn c_order_write_fault(vmf: VmFault<'_>) -> FaultOutcome<'_> {
+    write_fault(vmf, |vmf| {
+        let orders = vmf.anon_folio_orders_c();
+        alloc_orders(vmf, orders)
+    })
+}
+
+/// Without THP there is no large order to choose: the fault maps an order-0 folio from C's
+/// `folio_prealloc()`, as C's `alloc_anon_folio()` does then.
+#[cfg(not(CONFIG_MM_RS_ANON_ORDER))]
+#[inline(always)]
+fn c_order_write_fault(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
+    match NewAnonFolio::prealloc(&mut vmf) {
+        Some(folio) => anon_folio_install(vmf, folio),
+        None => vmf.oom(),
+    }
+}
+
+/// The write fault with the large folio `alloc` makes, else an order-0 one.
+#[cfg(CONFIG_MM_RS_ANON_ORDER)]
+#[inline(always)]
+fn write_fault<'a>(
+    mut vmf: VmFault<'a>,
+    alloc: impl FnOnce(&mut VmFault<'a>) -> AnonFolio<'a>,
+) -> FaultOutcome<'a> {
     // One install for each kind of folio, so that the order-0 one (the common case) is built
     // knowing its order: one entry, no references to add, no mTHP statistics.
-    match alloc_anon_folio(&mut vmf) {
+    match alloc(&mut vmf) {
         AnonFolio::Large(folio) => anon_folio_install(vmf, folio),
         AnonFolio::Fallback => match NewAnonFolio::prealloc(&mut vmf) {
             Some(folio) => anon_folio_install(vmf, folio),
@@ -59,19 +95,6 @@ fn anon_write_fault(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
         },
         // The PTE table went away: retry the fault.
         AnonFolio::Retry => vmf.done(),
-    }
-}
-
-/// The anonymous write fault after `vmf_anon_prepare()` with the folio from C's
-/// `alloc_anon_folio()`, then mapped.
-#[inline(always)]
-fn c_order_write_fault(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
-    match NewAnonFolio::alloc_anon_folio_c(&mut vmf) {
-        Ok(folio) => anon_folio_install(vmf, folio),
-        Err(AnonAllocError::Oom) => vmf.oom(),
-        Err(AnonAllocError::Retry) => vmf.done(),
-        // C never hands one over, and a retry would get it again.
-        Err(AnonAllocError::Unsuitable) => vmf.sigbus(),
     }
 }
 
@@ -96,12 +119,14 @@ pub(crate) fn anon_folio_install<'a>(
         // No anon_vma: the caller did not prepare the fault. Refuse; the folio is put.
         return vmf.sigbus();
     };
-    let mapped = map_folio(&mut vmf, folio);
-    outcome(vmf, mapped)
+    match map_folio(&mut vmf, folio) {
+        Ok(()) => vmf.done(),
+        Err(why) => not_mapped(vmf, why),
+    }
 }
 
 /// Locks the folio's block, checks it under the lock and maps the folio; the lock is dropped
-/// on return. A refused folio is released with the lock still held, as C does.
+/// on return. A refused folio goes out of line ([`folio_refused`]).
 #[inline(always)]
 fn map_folio<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), NotMapped> {
     let mut pte = vmf.lock_folio_block(&folio).map_err(NotMapped::Lock)?;
@@ -110,22 +135,33 @@ fn map_folio<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), N
             vacant.install();
             Ok(())
         }
-        Err((why, _folio)) => {
-            if why == Refused::Changed {
-                // Another thread mapped something here first: the access is retried.
-                pte.update_mmu_tlb();
-            }
-            Err(NotMapped::Block(why))
-        }
+        Err((why, folio)) => Err(folio_refused(pte, why, folio)),
     }
+}
+
+/// The end of a refused block: as C, tells the MMU if another thread mapped something there
+/// first (the access is then retried), releases the folio with the lock still held, and
+/// unlocks. Out of line and cold, so that the path that maps has the only unlock inline and
+/// carries no reason.
+#[cold]
+#[inline(never)]
+fn folio_refused(pte: PteTableGuard<'_, '_>, why: Refused, folio: AnonFolioPte<'_>) -> NotMapped {
+    if why == Refused::Changed {
+        pte.update_mmu_tlb();
+    }
+    drop(folio);
+    drop(pte);
+    NotMapped::Block(why)
 }
 
 /// Maps the shared zero page for the anonymous read fault `vmf`, as C's `do_anonymous_page()`
 /// does for reads.
 #[inline(always)]
 pub(crate) fn anon_zero_page_install(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
-    let mapped = map_zero_page(&mut vmf);
-    outcome(vmf, mapped)
+    match map_zero_page(&mut vmf) {
+        Ok(()) => vmf.done(),
+        Err(why) => not_mapped(vmf, why),
+    }
 }
 
 /// Locks the fault's entry, checks it under the lock and maps the zero page.
@@ -137,32 +173,36 @@ fn map_zero_page(vmf: &mut VmFault<'_>) -> Result<(), NotMapped> {
             vacant.install();
             Ok(())
         }
-        Err(why) => {
-            if why == Refused::Changed {
-                pte.update_mmu_tlb();
-            }
-            Err(NotMapped::Block(why))
-        }
+        Err(why) => Err(zero_page_refused(pte, why)),
     }
 }
 
-/// How a fault ends once its block was mapped or refused (the PTE lock dropped), as in C.
-#[inline(always)]
-fn outcome(vmf: VmFault<'_>, mapped: Result<(), NotMapped>) -> FaultOutcome<'_> {
-    match mapped {
-        // Mapped; or another thread mapped it first, or the page table changed: retry.
-        Ok(())
-        | Err(NotMapped::Block(Refused::Changed) | NotMapped::Lock(LockRefused::PmdChanged)) => {
-            vmf.done()
-        }
+/// [`folio_refused`] for the zero page: nothing to release.
+#[cold]
+#[inline(never)]
+fn zero_page_refused(pte: PteTableGuard<'_, '_>, why: Refused) -> NotMapped {
+    if why == Refused::Changed {
+        pte.update_mmu_tlb();
+    }
+    drop(pte);
+    NotMapped::Block(why)
+}
+
+/// How a fault ends when its block was refused (the PTE lock dropped), as in C.
+#[cold]
+#[inline(never)]
+fn not_mapped(vmf: VmFault<'_>, why: NotMapped) -> FaultOutcome<'_> {
+    match why {
+        // Another thread mapped it first, or the page table changed: retry.
+        NotMapped::Block(Refused::Changed) | NotMapped::Lock(LockRefused::PmdChanged) => vmf.done(),
         // Never asked for by C (the order decision picks blocks inside private anonymous VMAs,
         // of orders an anonymous fault maps): a retry would fault again forever.
-        Err(NotMapped::Lock(LockRefused::Unsuitable) | NotMapped::Block(Refused::Unsuitable)) => {
+        NotMapped::Lock(LockRefused::Unsuitable) | NotMapped::Block(Refused::Unsuitable) => {
             vmf.sigbus()
         }
-        Err(NotMapped::Block(Refused::Unstable)) => vmf.sigbus(),
+        NotMapped::Block(Refused::Unstable) => vmf.sigbus(),
         // Checked under the PTE lock, handled without it.
-        Err(NotMapped::Block(Refused::UserfaultMissing)) => vmf.handle_userfault_missing(),
+        NotMapped::Block(Refused::UserfaultMissing) => vmf.handle_userfault_missing(),
     }
 }
 
@@ -184,7 +224,7 @@ pub unsafe extern "C" fn mm_rs_do_anonymous_page(
     unsafe { VmFault::handle(vmf, |vmf| do_anonymous_page(vmf, anon_write_fault)) }
 }
 
-/// C entry for the whole fault, with the folio from C's `alloc_anon_folio()`
+/// C entry for the whole fault, with the orders from C's `anon_folio_orders()`
 /// ([`c_order_write_fault`]).
 ///
 /// # Safety

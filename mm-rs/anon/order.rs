@@ -11,6 +11,7 @@
 use kernel::bindings;
 use kernel::ffi::c_ulong;
 use kernel::mm::{
+    fault::anon_suitable_orders,
     order::{align_down, folio_size, OrderSet},
     pgtable::{pte_index, PteTableRef},
     thp::{AnonThpKnobs, PMD_ORDER, THP_ORDERS_ALL_ANON},
@@ -64,52 +65,56 @@ pub(crate) fn thp_vma_allowable_orders(
     orders
 }
 
-/// Whether the naturally aligned block of `order` around `addr` lies inside `vma` (and, for a
-/// file VMA, is aligned in the file), as C's `thp_vma_suitable_order()`.
+/// Whether the naturally aligned block of `order` around `addr` lies inside the file VMA `vma`
+/// and is aligned in the file, as C's `thp_vma_suitable_order()` for a file VMA.
 #[inline]
-fn thp_vma_suitable_order(vma: &VmaRef, addr: usize, order: u32) -> bool {
+fn file_vma_suitable_order(vma: &VmaRef, addr: usize, order: u32) -> bool {
     let Some(size) = folio_size(order) else {
         return false;
     };
-    if !vma.is_anonymous() {
-        let nr = size >> PAGE_SHIFT;
-        let first = (vma.start() >> PAGE_SHIFT).wrapping_sub(vma.pgoff());
-        if first & (nr - 1) != 0 {
-            return false;
-        }
-    }
-    let Some(haddr) = align_down(addr, order) else {
+    let nr = size >> PAGE_SHIFT;
+    let first = (vma.start() >> PAGE_SHIFT).wrapping_sub(vma.pgoff());
+    if first & (nr - 1) != 0 {
         return false;
-    };
-    match haddr.checked_add(size) {
-        Some(hend) => haddr >= vma.start() && hend <= vma.end(),
-        None => false,
     }
+    !anon_suitable_orders(vma, addr, OrderSet::single(order)).is_empty()
 }
 
 /// `orders` from the highest order whose block fits in `vma` around `addr` down, as C's
-/// `thp_vma_suitable_orders()`.
+/// `thp_vma_suitable_orders()`. For an anonymous VMA, the fault path's own check
+/// ([`anon_suitable_orders`], which `VmFault::suitable_orders` makes).
 #[inline]
 pub(crate) fn thp_vma_suitable_orders(vma: &VmaRef, addr: usize, orders: OrderSet) -> OrderSet {
+    if vma.is_anonymous() {
+        return anon_suitable_orders(vma, addr, orders);
+    }
     for order in orders.iter_desc() {
-        if thp_vma_suitable_order(vma, addr, order) {
+        if file_vma_suitable_order(vma, addr, order) {
             return orders.at_or_below(order);
         }
     }
     OrderSet::EMPTY
 }
 
-/// The large orders an anonymous fault at `addr` may try before it looks at the page table.
+/// The large orders the mTHP knobs let an anonymous fault in `vma` try, wherever it falls:
+/// C's `anon_folio_orders()` before its `thp_vma_suitable_orders()`, which the fault path makes
+/// with `VmFault::suitable_orders`.
 ///
 /// A VMA with userfaultfd armed gets none: userfaultfd needs a fault per page.
 #[inline(always)]
-pub(crate) fn anon_folio_orders(vma: &VmaRef, knobs: &AnonThpKnobs, addr: usize) -> OrderSet {
+pub(crate) fn anon_folio_allowable_orders(vma: &VmaRef, knobs: &AnonThpKnobs) -> OrderSet {
     if vma.flags() & flags::UFFD_ANY != 0 {
         return OrderSet::EMPTY;
     }
     let below_pmd = OrderSet::range(0, PMD_ORDER.saturating_sub(1));
-    let orders = thp_vma_allowable_orders(vma, knobs, below_pmd);
-    thp_vma_suitable_orders(vma, addr, orders)
+    thp_vma_allowable_orders(vma, knobs, below_pmd)
+}
+
+/// The large orders an anonymous fault at `addr` may try before it looks at the page table, as
+/// C's `anon_folio_orders()`: [`anon_folio_allowable_orders`] whose blocks fit the VMA.
+#[inline(always)]
+pub(crate) fn anon_folio_orders(vma: &VmaRef, knobs: &AnonThpKnobs, addr: usize) -> OrderSet {
+    thp_vma_suitable_orders(vma, addr, anon_folio_allowable_orders(vma, knobs))
 }
 
 /// `orders` from the highest order whose aligned block around `addr` has only none PTEs down.

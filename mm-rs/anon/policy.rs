@@ -20,10 +20,7 @@
 //! Every policy only chooses the orders to try; which of them fit the VMA and have no populated
 //! entry, the allocation, the charge and the fallback are common ([`super::alloc`]).
 
-use super::{
-    alloc::{alloc_orders, AnonFolio},
-    order::thp_vma_suitable_orders,
-};
+use super::alloc::{alloc_orders, AnonFolio};
 use core::sync::atomic::{AtomicI32, Ordering::Relaxed};
 use kernel::bindings;
 use kernel::error::code::EINVAL;
@@ -100,7 +97,7 @@ pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>, policy: Policy) -> Ano
     };
     let arch = arch_wants_pte_order();
     if policy == Policy::ARCH {
-        let orders = thp_vma_suitable_orders(vma, vmf.address(), arch_orders(arch, hinted));
+        let orders = vmf.suitable_orders(arch_orders(arch, hinted));
         return alloc_orders(vmf, orders);
     }
 
@@ -116,7 +113,7 @@ pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>, policy: Policy) -> Ano
     if choice.probe {
         count_vm_event(VmEvent::AnonAutoProbe);
     }
-    let orders = thp_vma_suitable_orders(vma, vmf.address(), auto_orders(choice.order));
+    let orders = vmf.suitable_orders(auto_orders(choice.order));
     let folio = alloc_orders(vmf, orders);
     let mapped = match &folio {
         AnonFolio::Large(folio) => folio.order(),

@@ -15,6 +15,7 @@
 #include <linux/pgtable.h>
 #include <linux/swap.h>
 #include <linux/vmstat.h>
+#include <trace/events/kmem.h>
 
 #ifdef CONFIG_MM_RS
 
@@ -204,9 +205,15 @@ __rust_helper void rust_helper_mm_rs_folio_ref_add(struct folio *folio, int nr)
 
 /* Faults and mms (rust/kernel/mm/fault.rs, virt.rs). */
 
+/*
+ * add_mm_counter() with its mm_trace_rss_stat() open-coded: out of line, that
+ * is a call for a tracepoint that is almost always off, where C's callers in
+ * mm/memory.c, its translation unit, inline it to one patched jump.
+ */
 __rust_helper void rust_helper_mm_rs_add_mm_counter(struct mm_struct *mm, int member, long value)
 {
-	add_mm_counter(mm, member, value);
+	percpu_counter_add(&mm->rss_stat[member], value);
+	trace_rss_stat(mm, member);
 }
 
 __rust_helper bool rust_helper_mm_rs_mm_forbids_zeropage(struct mm_struct *mm)

@@ -17,6 +17,7 @@
 //! C header: [`include/linux/mm.h`](srctree/include/linux/mm.h)
 
 use super::{
+    order::{folio_size, OrderSet},
     pgtable::{AnonFolioPte, Pte, PteTableGuard, PteTableMap, PTRS_PER_PTE},
     virt::VmaRef,
 };
@@ -73,6 +74,83 @@ pub(super) fn is_anon_pte_order(order: u32) -> bool {
     {
         order == 0
     }
+}
+
+/// The large folio orders a fault may allocate its folio in, each checked against the fault
+/// once, so that allocating one of them checks nothing more.
+///
+/// # Invariants
+///
+/// Every order in `orders` is an mTHP order an anonymous fault maps with PTEs
+/// ([`is_anon_pte_order`], not 0), and its naturally aligned block around the address of the
+/// fault `'a` lies inside that fault's VMA.
+#[cfg(CONFIG_TRANSPARENT_HUGEPAGE)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaultOrders<'a> {
+    orders: OrderSet,
+    _fault: FaultBrand<'a>,
+}
+
+#[cfg(CONFIG_TRANSPARENT_HUGEPAGE)]
+impl<'a> FaultOrders<'a> {
+    /// The orders an anonymous fault maps with PTEs, less order 0: `THP_ORDERS_ALL_ANON` below
+    /// `PMD_ORDER`.
+    const ANON_PTE: OrderSet = super::thp::THP_ORDERS_ALL_ANON
+        .and(OrderSet::range(0, super::thp::PMD_ORDER.saturating_sub(1)));
+
+    /// The empty set.
+    pub const EMPTY: Self = Self {
+        orders: OrderSet::EMPTY,
+        _fault: PhantomData,
+    };
+
+    /// The orders, as C's bitmask.
+    #[inline]
+    pub fn orders(self) -> OrderSet {
+        self.orders
+    }
+
+    /// Whether the set is empty.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.orders.is_empty()
+    }
+
+    /// Whether `order` is in the set.
+    #[inline]
+    pub fn contains(self, order: u32) -> bool {
+        self.orders.contains(order)
+    }
+
+    /// The orders both in the set and in `orders`.
+    #[inline]
+    pub fn and(self, orders: OrderSet) -> Self {
+        // INVARIANT: A subset of orders that satisfy the invariant.
+        Self {
+            orders: self.orders.and(orders),
+            _fault: PhantomData,
+        }
+    }
+}
+
+/// The orders of `orders` from the highest whose naturally aligned block around `addr` lies
+/// inside `vma` down, as C's `thp_vma_suitable_orders()` for an anonymous VMA: the block of every
+/// lower order lies inside that one. Orders whose folio does not fit in the address space are
+/// never suitable.
+#[inline(always)]
+pub fn anon_suitable_orders(vma: &VmaRef, addr: usize, orders: OrderSet) -> OrderSet {
+    let (start, end) = (vma.start(), vma.end());
+    let mut left = orders;
+    while let Some(order) = left.highest() {
+        if let Some(size) = folio_size(order) {
+            let first = addr & !(size - 1);
+            if first >= start && first.checked_add(size).is_some_and(|last| last <= end) {
+                return left;
+            }
+        }
+        left = left.without(order);
+    }
+    OrderSet::EMPTY
 }
 
 /// A page fault in a private anonymous VMA being handled: the faults `do_anonymous_page()`
@@ -271,6 +349,42 @@ impl<'a> VmFault<'a> {
         let vma = self.vma();
         let in_vma = addr >= vma.start() && addr.checked_add(size).is_some_and(|e| e <= vma.end());
         in_vma.then_some((addr, nr))
+    }
+
+    /// The orders of `orders` an anonymous fault maps with PTEs (mTHP orders below `PMD_ORDER`)
+    /// from the highest whose naturally aligned block around the fault address lies inside the
+    /// VMA down ([`anon_suitable_orders`]): one check for the set, none for each allocation.
+    #[cfg(CONFIG_TRANSPARENT_HUGEPAGE)]
+    #[inline(always)]
+    pub fn suitable_orders(&self, orders: OrderSet) -> FaultOrders<'a> {
+        let orders = orders.and(FaultOrders::ANON_PTE);
+        // INVARIANT: Anonymous PTE orders (masked above) whose blocks around the fault address
+        // lie inside the fault's VMA (`anon_suitable_orders()`).
+        FaultOrders {
+            orders: anon_suitable_orders(self.vma(), self.address(), orders),
+            _fault: PhantomData,
+        }
+    }
+
+    /// The large orders C's `anon_folio_orders()` (`mm/memory.c`) lets this fault try before
+    /// it looks at the page table: C's order decision, for the Rust fault path when the Rust
+    /// one is switched off.
+    #[cfg(all(CONFIG_MM_RS_ANON_FAULT, CONFIG_TRANSPARENT_HUGEPAGE))]
+    #[inline]
+    pub fn anon_folio_orders_c(&self) -> FaultOrders<'a> {
+        // SAFETY: The VMA is valid and read-locked (type invariants); the function only reads
+        // it and the THP knobs.
+        let bits = unsafe { bindings::anon_folio_orders(self.vma().as_ptr(), self.address()) };
+        // INVARIANT: `anon_folio_orders()` returns `thp_vma_suitable_orders(vma, vmf->address,
+        // orders)` of orders `thp_vma_allowable_orders()` took from `THP_ORDERS_ALL_ANON` below
+        // `PMD_ORDER` (`BIT(PMD_ORDER) - 1`): for the fault's anonymous VMA, exactly orders whose
+        // naturally aligned block around the fault address lies inside it. The mask changes
+        // nothing; it keeps an order that is no anonymous PTE order out of the set whatever C
+        // returns.
+        FaultOrders {
+            orders: OrderSet::from_bits(bits).and(FaultOrders::ANON_PTE),
+            _fault: PhantomData,
+        }
     }
 
     /// Maps and locks the PTE table of the fault (`pte_offset_map_lock()`), positioned at the

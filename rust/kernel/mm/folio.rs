@@ -18,6 +18,8 @@
 //!
 //! C header: [`include/linux/mm.h`](srctree/include/linux/mm.h)
 
+#[cfg(CONFIG_TRANSPARENT_HUGEPAGE)]
+use super::fault::FaultOrders;
 use super::fault::{FaultBrand, VmFault};
 use crate::{
     bindings,
@@ -106,6 +108,39 @@ impl<'a> NewFolio<'a> {
         })
     }
 
+    /// Allocates a folio of `order`, one of `orders`, for the fault `vmf`, as
+    /// [`Self::vma_alloc`], but with nothing to check: `orders` were checked against the fault
+    /// when the set was made. Returns [`None`] if the allocation failed or `order` is not in
+    /// `orders`.
+    ///
+    /// This may sleep if `gfp` allows it, as [`Self::vma_alloc`].
+    #[cfg(CONFIG_TRANSPARENT_HUGEPAGE)]
+    #[inline]
+    pub fn vma_alloc_order(
+        gfp: Gfp,
+        orders: FaultOrders<'a>,
+        order: u32,
+        vmf: &mut VmFault<'a>,
+    ) -> Option<Self> {
+        if !orders.contains(order) {
+            return None;
+        }
+        // `order < PMD_ORDER` (`FaultOrders` invariants), so neither shift overflows.
+        let (addr, _) = super::fault::aligned_block(vmf.address(), order);
+        let gfp = gfp & !bindings::MM_RS_GFP_ACCOUNT;
+        // SAFETY: The VMA is valid and locked by the `VmFault` invariants.
+        let folio =
+            unsafe { bindings::mm_rs_vma_alloc_folio(gfp, order as i32, vmf.vma().as_ptr(), addr) };
+        // INVARIANT: As in `vma_alloc()`; `order` and its block are as the `FaultOrders` of this
+        // fault (the lifetime `'a` says so) guarantee: an anonymous PTE order whose block lies
+        // inside the VMA.
+        NonNull::new(folio).map(|folio| Self {
+            folio: Unique { folio },
+            order,
+            _fault: PhantomData,
+        })
+    }
+
     /// The folio's order (`folio_order()`).
     #[inline]
     pub fn order(&self) -> u32 {
@@ -172,18 +207,6 @@ impl<'a> ChargedFolio<'a> {
     }
 }
 
-/// Why C's `alloc_anon_folio()` gave no folio for a fault.
-#[cfg(CONFIG_MM_RS_ANON_FAULT)]
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum AnonAllocError {
-    /// No memory for an order-0 folio, or no charge for it: `VM_FAULT_OOM`.
-    Oom,
-    /// The PTE table went away under the lockless check: retry the fault.
-    Retry,
-    /// A folio of an order no anonymous fault maps with PTEs (C never returns one); it was put.
-    Unsuitable,
-}
-
 /// A new anonymous folio ready to be mapped by the fault `'a`: charged to the memory cgroup of
 /// its mm and zeroed, exclusively owned, not mapped, not on an LRU list, not up to date yet.
 ///
@@ -231,40 +254,6 @@ impl<'a> NewAnonFolio<'a> {
         Some(Self {
             folio,
             order: 0,
-            _fault: PhantomData,
-        })
-    }
-
-    /// Allocates the folio for the anonymous write fault `vmf` with C's `alloc_anon_folio()`
-    /// (`mm/memory.c`): of the mTHP order C chooses, charged and zeroed, or of order 0 from
-    /// `folio_prealloc()`. May sleep (borrows the fault mutably).
-    #[cfg(CONFIG_MM_RS_ANON_FAULT)]
-    #[inline]
-    pub fn alloc_anon_folio_c(vmf: &mut VmFault<'a>) -> Result<Self, AnonAllocError> {
-        // SAFETY: `vmf` is a fault being handled, its VMA private anonymous and read-locked,
-        // `vmf->pmd` its PMD entry (type invariants), with no page table lock held (the fault is
-        // borrowed mutably, so no guard is alive): as `do_anonymous_page()` calls it.
-        let folio = unsafe { bindings::mm_rs_c_alloc_anon_folio(vmf.as_ptr()) };
-        if folio.is_null() {
-            return Err(AnonAllocError::Oom);
-        }
-        // IS_ERR(): only ERR_PTR(-EAGAIN), the PTE table went away under the lockless check.
-        if folio as usize >= (bindings::MAX_ERRNO as usize).wrapping_neg() {
-            return Err(AnonAllocError::Retry);
-        }
-        let folio = Unique {
-            // SAFETY: Not NULL, as just checked.
-            folio: unsafe { NonNull::new_unchecked(folio) },
-        };
-        // SAFETY: The folio is valid.
-        let order = unsafe { bindings::mm_rs_folio_order(folio.as_ptr()) };
-        // INVARIANT: `alloc_anon_folio()` returns a new folio, ours alone with one reference,
-        // charged to the memory cgroup of the fault's mm and zeroed, of order 0 (the faulting
-        // page) or of an order `thp_vma_suitable_orders()` allowed for the fault address out of
-        // `BIT(PMD_ORDER) - 1` less order 1: an anonymous PTE order whose block lies in the VMA.
-        Ok(Self {
-            folio,
-            order,
             _fault: PhantomData,
         })
     }

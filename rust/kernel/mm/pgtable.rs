@@ -294,6 +294,16 @@ pub enum Refused {
     UserfaultMissing,
 }
 
+impl Refused {
+    /// `self`, through a cold call: the reason is then made on the way out only, and the path
+    /// that maps sets none.
+    #[cold]
+    #[inline(never)]
+    fn cold(self) -> Self {
+        self
+    }
+}
+
 /// A PTE table of a private anonymous VMA, mapped and locked for a fault with
 /// `pte_offset_map_lock()`, positioned at a naturally aligned block of the fault's VMA; unlocked
 /// and unmapped on drop.
@@ -385,14 +395,14 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
     #[inline(always)]
     fn check_under_lock(&self) -> Result<(), Refused> {
         if !self.is_vacant() {
-            return Err(Refused::Changed);
+            return Err(Refused::Changed.cold());
         }
         let vma = self.vmf.vma();
         if vma.mm().check_stable_address_space().is_err() {
-            return Err(Refused::Unstable);
+            return Err(Refused::Unstable.cold());
         }
         if vma.userfaultfd_missing() {
-            return Err(Refused::UserfaultMissing);
+            return Err(Refused::UserfaultMissing.cold());
         }
         Ok(())
     }
