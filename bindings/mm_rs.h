@@ -196,10 +196,11 @@ void mm_rs_anon_auto_mapped_test(unsigned long *state, unsigned long page,
 vm_fault_t mm_rs_do_anonymous_page(struct vm_fault *vmf);
 /* The same with the orders C's anon_folio_orders() allows. */
 vm_fault_t mm_rs_do_anonymous_page_c_order(struct vm_fault *vmf);
-#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+#if defined(CONFIG_TRANSPARENT_HUGEPAGE) && defined(CONFIG_MM_RS_ANON_FAULT)
 /*
  * mm/memory.c: the large orders C's alloc_anon_folio() tries, before it looks
- * at the page table; for mm_rs_do_anonymous_page_c_order().
+ * at the page table; for mm_rs_do_anonymous_page_c_order(). Static without
+ * CONFIG_MM_RS_ANON_FAULT (unless KUnit sees it, mm/internal.h).
  */
 unsigned long anon_folio_orders(struct vm_area_struct *vma, unsigned long addr);
 #endif

@@ -141,8 +141,9 @@ fn map_folio<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), N
 
 /// The end of a refused block: as C, tells the MMU if another thread mapped something there
 /// first (the access is then retried), releases the folio with the lock still held, and
-/// unlocks. Out of line and cold, so that the path that maps has the only unlock inline and
-/// carries no reason.
+/// unlocks. (Before it hands a fault to userfaultfd, C unlocks first and then releases the
+/// folio; the order does not matter there: nobody else ever saw the folio.) Out of line and
+/// cold, so that the path that maps has the only unlock inline and carries no reason.
 #[cold]
 #[inline(never)]
 fn folio_refused(pte: PteTableGuard<'_, '_>, why: Refused, folio: AnonFolioPte<'_>) -> NotMapped {

@@ -377,7 +377,7 @@ impl<'a> VmFault<'a> {
         let bits = unsafe { bindings::anon_folio_orders(self.vma().as_ptr(), self.address()) };
         // INVARIANT: `anon_folio_orders()` returns `thp_vma_suitable_orders(vma, vmf->address,
         // orders)` of orders `thp_vma_allowable_orders()` took from `THP_ORDERS_ALL_ANON` below
-        // `PMD_ORDER` (`BIT(PMD_ORDER) - 1`): for the fault's anonymous VMA, exactly orders whose
+        // `PMD_ORDER` (`BIT(PMD_ORDER) - 1`): for the fault's anonymous VMA, only orders whose
         // naturally aligned block around the fault address lies inside it. The mask changes
         // nothing; it keeps an order that is no anonymous PTE order out of the set whatever C
         // returns.
