@@ -81,6 +81,45 @@ if [ -f "$L/mm/mm_rs/mm_rs.o" ]; then
 	fi
 fi
 
+# The C files the patches change, in the two configurations no KUnit kernel
+# has: mm-rs off (the off and prod-off baselines) and mm-rs on without KUnit
+# (prod). A prototype in <linux/mm_rs.h> against a static definition, say,
+# only breaks there (a VISIBLE_IF_KUNIT function is static without KUnit).
+echo "lint: the patched C files with mm-rs off, and with mm-rs on without KUnit (x86_64)"
+# mm/ and x86's mm/ are built in every configuration; other files only where
+# their option is set (paravirt.c).
+mapfile -t shim_objs < <(grep -h '^+++ b/.*\.c$' patches/*.patch | sed 's|^+++ b/||; s|\.c$|.o|' |
+	grep -e '^mm/' -e '^arch/x86/mm/' | sort -u)
+for v in off nokunit; do
+	S="$REPO/build/lint-shims-$v"
+	mkdir -p "$S"
+	{
+		cat "$REPO/kunit/mm_rs.kunitconfig"
+		echo "# CONFIG_KUNIT is not set"
+		[ $v = off ] && cat "$REPO/configs/off.config"
+	} > "$S/.config.in"
+	if [ ! -f "$S/.config" ] || ! cmp -s "$S/.config.in" "$S/.config.src"; then
+		cp "$S/.config.in" "$S/.config"
+		make -s -C "$T" O="$S" ARCH=x86_64 "${MM_RS_MAKE_OPTS[@]}" olddefconfig >/dev/null
+		cp "$S/.config.in" "$S/.config.src"
+	fi
+	want=y
+	[ $v = off ] && want=n
+	if grep -q '^CONFIG_KUNIT=y' "$S/.config" ||
+	   { [ $want = y ] && ! grep -q '^CONFIG_MM_RS_ANON_FAULT=y' "$S/.config"; } ||
+	   { [ $want = n ] && grep -q '^CONFIG_MM_RS=y' "$S/.config"; }; then
+		echo "lint: build/lint-shims-$v/.config is not the configuration it checks" >&2
+		rc=1
+		continue
+	fi
+	if ! make -C "$T" O="$S" ARCH=x86_64 "${MM_RS_MAKE_OPTS[@]}" -j"$(nproc)" \
+		"${shim_objs[@]}" >"$S/build.log" 2>&1; then
+		grep -E -B2 -A6 'error' "$S/build.log" | head -n 40 >&2
+		echo "lint: the patched C files do not build with $v (log: build/lint-shims-$v/build.log)" >&2
+		rc=1
+	fi
+done
+
 # The misuses of rust/kernel/mm that must not compile, against the kernel
 # crate just built (kunit/compile_fail/).
 echo "lint: compile-fail checks of rust/kernel/mm"
