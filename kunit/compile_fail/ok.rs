@@ -7,6 +7,7 @@ use kernel::bindings;
 use kernel::mm::{
     fault::{FaultOutcome, LockRefused, VmFault},
     folio::{Gfp, NewAnonFolio, NewFolio},
+    order::OrderSet,
     pgtable::{AnonFolioPte, Refused},
     pmd::{DetachedPteTable, DetachedSlot, MmuGather, PmdRef, PteLockHeld},
 };
@@ -67,6 +68,12 @@ pub fn zero_page(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
         }
     }
     vmf.done()
+}
+
+pub fn alloc_in_orders<'a>(vmf: &mut VmFault<'a>, gfp: Gfp) -> Option<NewFolio<'a>> {
+    let orders = vmf.suitable_orders(OrderSet::range(2, 4));
+    let order = orders.orders().highest()?;
+    NewFolio::vma_alloc_order(gfp, orders, order, vmf)
 }
 
 pub fn charge<'a>(vmf: &mut VmFault<'a>, gfp: Gfp) -> Option<NewAnonFolio<'a>> {

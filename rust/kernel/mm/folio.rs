@@ -92,15 +92,33 @@ impl<'a> NewFolio<'a> {
     #[inline]
     pub fn vma_alloc(gfp: Gfp, order: u32, vmf: &mut VmFault<'a>) -> Option<Self> {
         let (addr, _) = vmf.block(order)?;
+        // SAFETY: `block()` just checked `order` and its block `addr`.
+        unsafe { Self::vma_alloc_block(gfp, order, addr, vmf) }
+    }
+
+    /// Allocates a folio of `order` at `addr` for the fault `vmf`; both allocators end here.
+    ///
+    /// # Safety
+    ///
+    /// `order` must be one an anonymous fault maps with PTEs (0, or an mTHP order below
+    /// `PMD_ORDER`), and `addr` the first address of its naturally aligned block around the
+    /// fault address, which lies inside the fault's VMA.
+    #[inline(always)]
+    unsafe fn vma_alloc_block(
+        gfp: Gfp,
+        order: u32,
+        addr: usize,
+        vmf: &mut VmFault<'a>,
+    ) -> Option<Self> {
         let gfp = gfp & !bindings::MM_RS_GFP_ACCOUNT;
-        // `order < PMD_ORDER`, so it fits in a C int.
+        // `order < PMD_ORDER` (the caller's guarantee), so it fits in a C int.
         let c_order = order as i32;
         // SAFETY: The VMA is valid and locked by the `VmFault` invariants.
         let folio =
             unsafe { bindings::mm_rs_vma_alloc_folio(gfp, c_order, vmf.vma().as_ptr(), addr) };
         // INVARIANT: A folio fresh from the allocator comes with one reference, which we now
         // own, and nobody else knows of it; without `__GFP_ACCOUNT` it is not charged; its order
-        // is the one asked for, and `block()` checked it and its block.
+        // is the one asked for, and the caller guarantees the order and its block.
         NonNull::new(folio).map(|folio| Self {
             folio: Unique { folio },
             order,
@@ -127,18 +145,9 @@ impl<'a> NewFolio<'a> {
         }
         // `order < PMD_ORDER` (`FaultOrders` invariants), so neither shift overflows.
         let (addr, _) = super::fault::aligned_block(vmf.address(), order);
-        let gfp = gfp & !bindings::MM_RS_GFP_ACCOUNT;
-        // SAFETY: The VMA is valid and locked by the `VmFault` invariants.
-        let folio =
-            unsafe { bindings::mm_rs_vma_alloc_folio(gfp, order as i32, vmf.vma().as_ptr(), addr) };
-        // INVARIANT: As in `vma_alloc()`; `order` and its block are as the `FaultOrders` of this
-        // fault (the lifetime `'a` says so) guarantee: an anonymous PTE order whose block lies
-        // inside the VMA.
-        NonNull::new(folio).map(|folio| Self {
-            folio: Unique { folio },
-            order,
-            _fault: PhantomData,
-        })
+        // SAFETY: `order` is in `orders`, which were checked against this fault (the lifetime
+        // `'a` says so): an anonymous PTE order whose block, at `addr`, lies inside the VMA.
+        unsafe { Self::vma_alloc_block(gfp, order, addr, vmf) }
     }
 
     /// The folio's order (`folio_order()`).
