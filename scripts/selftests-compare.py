@@ -65,7 +65,6 @@ def extract(log):
                     out.append(f"not ok {n} {name}: run_vmtests.sh # {note}")
                 cat, cat_seen = None, False
                 continue
-                continue
             if line == "selftest: done":
                 out.append("done")
                 continue
