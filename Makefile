@@ -9,7 +9,7 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench fault-trace uffd-repeat series series-check test check-full clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench fault-trace uffd-repeat selftests-repeat series series-check test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
@@ -57,6 +57,8 @@ help:
 	@echo '                         BISECT=1: the x86_64 KUnit kernel builds at every patch, passes at the last'
 	@echo '  make uffd-repeat ARCH=A  uffd-unit-tests repeated on prod and prod-off (its rare UFFDIO_COPY'
 	@echo '                         -ENOENT, docs/testing.rst); results as make selftests FLAVOR=prod'
+	@echo '  make selftests-repeat ARCH=A  the selftests that differed between prod and prod-off in a'
+	@echo '                         full run, repeated on both (userspace/selftests-repeat/flaky.list)'
 	@echo '  make lint              rustfmt --check, clippy (CLIPPY=1), checkpatch, compile-fail checks'
 	@echo '  make fmt               rustfmt our Rust in place'
 	@echo '  make mutate ARCH=A     break each rule in scripts/mutations.txt, expect a test to fail (slow)'
@@ -105,6 +107,9 @@ fault-trace: prepare
 
 uffd-repeat: prepare
 	@set -e; for a in $(arches); do scripts/uffd-repeat.sh $$a; done
+
+selftests-repeat: prepare
+	@set -e; for a in $(arches); do scripts/selftests-repeat.sh $$a; done
 
 lint: prepare
 	@scripts/lint.sh

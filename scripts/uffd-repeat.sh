@@ -14,32 +14,10 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/env.sh"
 arch=${1:?usage: uffd-repeat.sh x86_64|arm64}
-case "$arch" in
-x86_64) karch=x86; cross= ;;
-arm64) karch=arm64; cross=aarch64-linux-gnu- ;;
-*) echo "uffd-repeat.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
-esac
-T="$REPO/build/linux"
-"$REPO/scripts/prepare-tree.sh" >&2
-hdr="$REPO/build/headers-$arch"
-if [ ! -f "$hdr/include/linux/mman.h" ]; then
-	make -s -C "$T" O="$REPO/build/headers-obj-$arch" ARCH="$karch" INSTALL_HDR_PATH="$hdr" headers_install
-fi
-# The debugging monitor: a copy of the selftests next to the original (for
-# their relative includes), the change applied, uffd-unit-tests built as
-# selftests-prod.sh builds it.
+# The debugging monitor, uffd-unit-tests-dbg.
 d="$REPO/build/uffd-repeat-$arch"
-src="$T/tools/testing/selftests/mm-uffd-dbg"
-rm -rf "$d" "$src" && mkdir -p "$d"
-# The copy must not outlive the build: make series-check compares the tree.
-trap 'rm -rf "$src"' EXIT
-cp -a "$T/tools/testing/selftests/mm" "$src"
-patch -s -d "$src" -p5 < "$REPO/userspace/uffd-debug/uffd-common-debug.diff"
-make -s -C "$src" OUTPUT="$d" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross} \
-	KHDR_INCLUDES="-I$hdr/include" EXTRA_CFLAGS="-static" LDFLAGS="-static" \
-	"$d/uffd-unit-tests" >&2
-rm -rf "$src"
-mv "$d/uffd-unit-tests" "$d/uffd-unit-tests-dbg"
+"$REPO/scripts/selftest-debug-build.sh" "$arch" \
+	"$REPO/userspace/uffd-debug/uffd-common-debug.diff" uffd-unit-tests "$d"
 cp "$REPO/userspace/uffd-debug/uffd-repeat.sh" "$d/"
 # MMRS_UFFD_N: repetitions of each line instead of the list's own counts.
 list="$REPO/userspace/uffd-debug/uffd-repeat.list"
