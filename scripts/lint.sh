@@ -130,5 +130,25 @@ echo "lint: compile-fail checks of rust/kernel/mm"
 echo "lint: scripts/mutations.txt"
 python3 "$REPO/scripts/mutations-check.py" || rc=1
 
+# The debugging changes of make uffd-repeat and make selftests-repeat must
+# still apply to the base tree's selftests, and repeat.sh must count.
+echo "lint: selftest debugging changes and repeat.sh"
+for f in userspace/uffd-debug/uffd-common-debug.diff userspace/selftests-repeat/mremap-test-debug.diff; do
+	if ! patch --dry-run --fuzz=0 -s -d "$T/tools/testing/selftests/mm" -p5 < "$REPO/$f" >/dev/null; then
+		echo "lint: $f no longer applies to build/linux's selftests" >&2
+		rc=1
+	fi
+done
+rdir=$(mktemp -d)
+# fails on runs 1 and 3 of 3
+if out=$(cd "$rdir" && MMRS_REPEAT_DIR="$rdir" bash "$REPO/userspace/selftests-repeat/repeat.sh" odd 3 \
+	sh -c 'n=$(cat c 2>/dev/null || echo 0); echo $((n + 1)) > c; [ $((n % 2)) = 1 ]') ||
+   ! grep -qx 'repeat: odd: sh -c .*: 3 runs, 2 failed' <<< "$out" ||
+   ! MMRS_REPEAT_DIR="$rdir" bash "$REPO/userspace/selftests-repeat/repeat.sh" ok 2 true | grep -qx 'repeat: ok: true: 2 runs, 0 failed'; then
+	echo "lint: userspace/selftests-repeat/repeat.sh does not count failed runs (got: ${out:-nothing})" >&2
+	rc=1
+fi
+rm -rf "$rdir"
+
 [ $rc = 0 ] && echo "lint: ok" || echo "lint: FAILED" >&2
 exit $rc

@@ -30,7 +30,7 @@ src="$T/tools/testing/selftests/mm-dbg-$prog"
 rm -rf "$d" "$src" && mkdir -p "$d"
 trap 'rm -rf "$src"' EXIT
 cp -a "$T/tools/testing/selftests/mm" "$src"
-patch -s -d "$src" -p5 < "$diff"
+patch -s --fuzz=0 -d "$src" -p5 < "$diff"
 make -s -C "$src" OUTPUT="$d" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross} \
 	KHDR_INCLUDES="-I$hdr/include" EXTRA_CFLAGS="-static" LDFLAGS="-static" \
 	"$d/$prog" >&2
