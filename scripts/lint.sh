@@ -150,5 +150,9 @@ if out=$(cd "$rdir" && MMRS_REPEAT_DIR="$rdir" bash "$REPO/userspace/selftests-r
 fi
 rm -rf "$rdir"
 
+# boot.sh boots once more only after QEMU's stale INT3 (scripts/tcg-stale-int3.py).
+echo "lint: boot.sh rerun after QEMU TCG's stale INT3"
+"$REPO/scripts/boot-retry-test.sh" || rc=1
+
 [ $rc = 0 ] && echo "lint: ok" || echo "lint: FAILED" >&2
 exit $rc

@@ -53,6 +53,8 @@ splat='WARNING:|BUG:|Oops|KASAN|UBSAN|Bad rss-counter|Bad page|possible circular
 	if grep -qaE "$splat" "$log"; then
 		echo "kernel:"
 		grep -aE "$splat" "$log" | head -n 20 | tr -d '\r'
+		# where: enough to tell a kernel bug from QEMU's (scripts/tcg-stale-int3.py)
+		grep -aE '^(CPU|RIP|Code|pc) ?: ' "$log" | head -n 6 | tr -d '\r'
 		rc=1
 	fi
 	grep -q '^mmrs-init: stress exited 0' "$log" || rc=1

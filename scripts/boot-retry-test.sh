@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# boot-retry-test.sh: host test of boot.sh's one rerun after QEMU TCG's stale
+# INT3 (scripts/tcg-stale-int3.py), with a fake qemu-system-x86_64 that
+# prints a console log of scripts/testdata/ per call. Checks that the stale
+# INT3 is booted once more and passes, that it is rerun only once, that a
+# real INT3 and an oops before the INT3 are not rerun, and the classifier on
+# each fixture. Used by make lint.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+D="$REPO/scripts/testdata"
+tmp=$(mktemp -d)
+fake=lint-fake-$$
+img="$REPO/build/image-x86_64-$fake"
+trap 'rm -rf "$tmp" "$img"' EXIT
+mkdir -p "$tmp/bin" "$img/arch/x86/boot"
+: > "$img/arch/x86/boot/bzImage"
+: > "$tmp/initrd"
+cat > "$tmp/bin/qemu-system-x86_64" <<'EOS'
+#!/bin/bash
+# prints the fixtures named in $FAKE_LOGS in turn, one per call
+n=$(cat "$FAKE_DIR/calls" 2>/dev/null || echo 0)
+echo $((n + 1)) > "$FAKE_DIR/calls"
+set -- $FAKE_LOGS
+shift "$n" 2>/dev/null
+f=${1:-ok}
+if [ "$f" = ok ]; then
+	echo "mmrs-init: done"
+else
+	cat "$FAKE_FIXTURES/$f"
+fi
+EOS
+chmod +x "$tmp/bin/qemu-system-x86_64"
+
+rc=0
+fail() { echo "boot-retry-test: $*" >&2; rc=1; }
+
+# classifier: only the stale INT3 is QEMU's
+python3 "$REPO/scripts/tcg-stale-int3.py" "$D/oops-int3-stale.log" >/dev/null ||
+	fail "tcg-stale-int3.py does not recognise oops-int3-stale.log"
+for f in oops-int3-real.log oops-bug-then-int3.log; do
+	! python3 "$REPO/scripts/tcg-stale-int3.py" "$D/$f" >/dev/null ||
+		fail "tcg-stale-int3.py takes $f for QEMU's stale INT3"
+done
+
+# run LOGS: boots the fake guest; sets brc and calls
+run() {
+	rm -f "$tmp/calls" "$tmp"/boot.log* "$tmp/tcg-stale-int3.txt"
+	PATH="$tmp/bin:$PATH" FAKE_DIR=$tmp FAKE_FIXTURES=$D FAKE_LOGS=$1 \
+	MMRS_LOG="$tmp/boot.log" MMRS_INITRD="$tmp/initrd" \
+		"$REPO/scripts/boot.sh" x86_64 "$fake" demo 30 >/dev/null 2>"$tmp/err"
+	brc=$?
+	calls=$(cat "$tmp/calls")
+}
+run "oops-int3-stale.log ok"
+[ "$brc" = 0 ] && [ "$calls" = 2 ] && [ -f "$tmp/boot.log.tcg-stale-int3" ] &&
+	grep -q 'sched_clock_tick+0x13/0x1ce' "$tmp/tcg-stale-int3.txt" ||
+	fail "a stale INT3 then a good boot: exit $brc after $calls boots (want 0 after 2, first log kept, event counted)"
+run "oops-int3-stale.log oops-int3-stale.log ok"
+[ "$brc" = 1 ] && [ "$calls" = 2 ] ||
+	fail "two stale INT3s: exit $brc after $calls boots (want 1 after 2)"
+for f in oops-int3-real.log oops-bug-then-int3.log; do
+	run "$f ok"
+	[ "$brc" = 1 ] && [ "$calls" = 1 ] ||
+		fail "$f: exit $brc after $calls boots (want 1 after 1)"
+done
+run "ok"
+[ "$brc" = 0 ] && [ "$calls" = 1 ] || fail "a good boot: exit $brc after $calls boots (want 0 after 1)"
+[ $rc = 0 ] && echo "boot-retry-test: ok"
+exit $rc
