@@ -3,10 +3,11 @@
 #
 # boot-retry-test.sh: host test of boot.sh's one rerun after QEMU TCG's stale
 # INT3 (scripts/tcg-stale-int3.py), with a fake qemu-system-x86_64 that
-# prints a console log of scripts/testdata/ per call. Checks that the stale
-# INT3 is booted once more and passes, that it is rerun only once, that a
-# real INT3 and an oops before the INT3 are not rerun, and the classifier on
-# each fixture. Used by make lint.
+# prints a console log of scripts/testdata/ per call, and a stand-in vmlinux
+# (scripts/testdata/fake-vmlinux.S). Checks the classifier on each log, that
+# a stale INT3 is booted once more and passes, that it is rerun only once, and
+# that an INT3 of the image (padding), one off the static branch sites and an
+# oops before the INT3 are not rerun. Used by make lint.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +18,8 @@ img="$REPO/build/image-x86_64-$fake"
 trap 'rm -rf "$tmp" "$img"' EXIT
 mkdir -p "$tmp/bin" "$img/arch/x86/boot"
 : > "$img/arch/x86/boot/bzImage"
+gcc -nostdlib -static -no-pie -Wl,-e,sched_clock_tick -o "$img/vmlinux" "$D/fake-vmlinux.S" ||
+	{ echo "boot-retry-test: cannot assemble $D/fake-vmlinux.S" >&2; exit 1; }
 : > "$tmp/initrd"
 cat > "$tmp/bin/qemu-system-x86_64" <<'EOS'
 #!/bin/bash
@@ -37,11 +40,24 @@ chmod +x "$tmp/bin/qemu-system-x86_64"
 rc=0
 fail() { echo "boot-retry-test: $*" >&2; rc=1; }
 
-# classifier: only the stale INT3 is QEMU's
-python3 "$REPO/scripts/tcg-stale-int3.py" "$D/oops-int3-stale.log" >/dev/null ||
-	fail "tcg-stale-int3.py does not recognise oops-int3-stale.log"
-for f in oops-int3-real.log oops-bug-then-int3.log; do
-	! python3 "$REPO/scripts/tcg-stale-int3.py" "$D/$f" >/dev/null ||
+# classifier: only an INT3 on a static branch site is QEMU's
+for f in oops-int3-stale.log oops-int3-stale-flipkey.log; do
+	python3 "$REPO/scripts/tcg-stale-int3.py" "$D/$f" "$img/vmlinux" >/dev/null ||
+		fail "tcg-stale-int3.py does not recognise $f"
+done
+sites=$(python3 - "$REPO/scripts/tcg-stale-int3.py" "$img/vmlinux" <<'EOP'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("t", sys.argv[1])
+t = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(t)
+img = t.Image(sys.argv[2])
+want = {img.symbol("sched_clock_tick") + 0x12, img.symbol("task_tick_fair") + 0x85}
+print("ok" if img.patch_sites() == want else sorted(hex(a) for a in img.patch_sites()))
+EOP
+)
+[ "$sites" = ok ] || fail "the static branch sites of fake-vmlinux.S read as $sites"
+for f in oops-int3-padding.log oops-int3-not-a-site.log oops-bug-then-int3.log; do
+	! python3 "$REPO/scripts/tcg-stale-int3.py" "$D/$f" "$img/vmlinux" >/dev/null ||
 		fail "tcg-stale-int3.py takes $f for QEMU's stale INT3"
 done
 
@@ -54,14 +70,14 @@ run() {
 	brc=$?
 	calls=$(cat "$tmp/calls")
 }
-run "oops-int3-stale.log ok"
+run "oops-int3-stale-flipkey.log ok"
 [ "$brc" = 0 ] && [ "$calls" = 2 ] && [ -f "$tmp/boot.log.tcg-stale-int3" ] &&
-	grep -q 'sched_clock_tick+0x13/0x1ce' "$tmp/tcg-stale-int3.txt" ||
+	grep -q 'task_tick_fair+0x86' "$tmp/tcg-stale-int3.txt" ||
 	fail "a stale INT3 then a good boot: exit $brc after $calls boots (want 0 after 2, first log kept, event counted)"
 run "oops-int3-stale.log oops-int3-stale.log ok"
 [ "$brc" = 1 ] && [ "$calls" = 2 ] ||
 	fail "two stale INT3s: exit $brc after $calls boots (want 1 after 2)"
-for f in oops-int3-real.log oops-bug-then-int3.log; do
+for f in oops-int3-padding.log oops-int3-not-a-site.log oops-bug-then-int3.log; do
 	run "$f ok"
 	[ "$brc" = 1 ] && [ "$calls" = 1 ] ||
 		fail "$f: exit $brc after $calls boots (want 1 after 1)"

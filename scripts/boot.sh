@@ -46,14 +46,14 @@ boot() {
 	rc=${PIPESTATUS[0]}
 }
 boot "$@"
-# QEMU 7.2's multi-threaded TCG can link a stale translation of x86 kernel
-# text that text_poke_bp() has just finished patching; the guest then dies of
-# "Oops: int3" on an INT3 that is no longer in memory (see
-# scripts/tcg-stale-int3.py, which recognises exactly that). That is the
-# emulator, not the kernel under test: the first log is kept, the event is
-# counted in tcg-stale-int3.txt beside the log, and the guest is booted once
-# more; a second one fails the run like any oops.
-if [ "$arch" = x86_64 ] && what=$(python3 "$REPO/scripts/tcg-stale-int3.py" "$log"); then
+# QEMU 7.2's multi-threaded TCG can run a stale translation of x86 kernel
+# text with the INT3 of a text_poke_bp() patch in it after the patch is over;
+# the guest then dies of "Oops: int3" on a static branch or static call site
+# (scripts/tcg-stale-int3.py recognises exactly that, with the kernel's
+# vmlinux). That is the emulator, not the kernel under test: the first log is
+# kept, the event counted in tcg-stale-int3.txt beside the log, and the guest
+# is booted once more; a second one fails the run like any oops.
+if [ "$arch" = x86_64 ] && what=$(python3 "$REPO/scripts/tcg-stale-int3.py" "$log" "${kernel%/arch/*}/vmlinux"); then
 	mv "$log" "$log.tcg-stale-int3"
 	echo "$(date -u +%FT%TZ) ${log#$REPO/}: $what" >> "$(dirname "$log")/tcg-stale-int3.txt"
 	echo "boot: $arch $flavour: QEMU TCG executed a stale INT3 ($what); console log kept at ${log#$REPO/}.tcg-stale-int3; booting once more" >&2
