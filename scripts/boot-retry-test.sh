@@ -82,6 +82,10 @@ for f in oops-int3-padding.log oops-int3-not-a-site.log oops-bug-then-int3.log; 
 	[ "$brc" = 1 ] && [ "$calls" = 1 ] ||
 		fail "$f: exit $brc after $calls boots (want 1 after 1)"
 done
+# a failure says where the kernel was
+run "oops-int3-padding.log"
+grep -qx 'RIP: 0010:sched_clock_tick+0x1b/0x20' "$tmp/err" ||
+	fail "boot.sh does not print the RIP line of a failed boot"
 run "ok"
 [ "$brc" = 0 ] && [ "$calls" = 1 ] || fail "a good boot: exit $brc after $calls boots (want 0 after 1)"
 [ $rc = 0 ] && echo "boot-retry-test: ok"

@@ -59,6 +59,8 @@ if [ "$arch" = x86_64 ] && what=$(python3 "$REPO/scripts/tcg-stale-int3.py" "$lo
 	echo "boot: $arch $flavour: QEMU TCG executed a stale INT3 ($what); console log kept at ${log#$REPO/}.tcg-stale-int3; booting once more" >&2
 	boot "$@"
 fi
+# Where a failed kernel was: enough to tell a kernel bug from QEMU's.
+where() { grep -aE '^(CPU|RIP|Code|pc) ?: ' "$log" | head -n 6 >&2; }
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	echo "boot: $arch $flavour guest timed out after ${tmo}s; console log: ${log#$REPO/}" >&2
 	exit 1
@@ -69,6 +71,8 @@ if [ "$rc" != 0 ]; then
 fi
 if ! grep -q '^mmrs-init: done' "$log"; then
 	echo "boot: $arch $flavour guest did not finish (exit $rc); console log: ${log#$REPO/}" >&2
+	grep -aE 'Oops|BUG: |Kernel panic' "$log" | head -n 3 >&2
+	where
 	exit 1
 fi
 if grep -qE '^mmrs-init: .* exited [1-9]' "$log"; then
@@ -79,7 +83,7 @@ fi
 if grep -qE 'WARNING: |BUG: |Oops|KASAN|Bad rss-counter|possible circular locking' "$log"; then
 	echo "boot: $arch $flavour kernel complained; console log: ${log#$REPO/}" >&2
 	grep -E 'WARNING: |BUG: |Oops|KASAN|Bad rss-counter|possible circular locking' "$log" | head -n 5 >&2
-	grep -aE '^(CPU|RIP|Code|pc) ?: ' "$log" | head -n 6 >&2
+	where
 	exit 1
 fi
 exit 0
