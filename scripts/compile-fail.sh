@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# compile-fail.sh [BUILD_DIR]
+# compile-fail.sh [BUILD_DIR [SNIPPET_DIR]]
 #
 # Compiles each kunit/compile_fail/*.rs as a crate against the kernel crate of
 # BUILD_DIR (default build/lint, which `make lint` builds), with exactly the
 # rustc command kbuild used for mm/mm_rs/mm_rs.o, and checks that the
-# compiler rejects it with the error its "// expect:" line names (an error
-# code such as E0382, or an extended regular expression for errors without
-# one). "// expect: ok" is the control, which must compile: a harness that
+# compiler rejects it with exactly the error its "// expect:" line names: one
+# error code such as E0382, or, for the lifetime errors that have none, one
+# message. Every error the compiler reports must be that one: a snippet that
+# also fails for another reason proves nothing about its misuse. A snippet
+# that fails because what it calls does not exist (E0599 no method or
+# associated item, E0425/E0412/E0422/E0433/E0432/E0531/E0405 unresolved
+# names, E0560/E0609/E0026 no such field) is stale: it would pass just the
+# same if the hole came back under another name, so it fails the check too.
+# "// expect: ok" is the control, which must compile: a harness that
 # fails everything for an unrelated reason (a missing import, a changed flag)
 # fails here instead of passing every misuse.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 O=${1:-$REPO/build/lint}
+D=${2:-$REPO/kunit/compile_fail}
 cmdfile="$O/mm/mm_rs/.mm_rs.o.cmd"
 [ -f "$cmdfile" ] || { echo "compile-fail: no $cmdfile; build mm/mm_rs in $O first" >&2; exit 1; }
 
@@ -31,7 +38,8 @@ export RUSTC_BOOTSTRAP=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0 n=0
-for f in "$REPO"/kunit/compile_fail/*.rs; do
+no_such_item='^error\[E(0599|0425|0412|0422|0433|0432|0531|0405|0560|0609|0026)\]'
+for f in "$D"/*.rs; do
 	name=$(basename "$f" .rs)
 	expect=$(sed -n 's|^// expect: *||p' "$f" | head -n1)
 	[ -n "$expect" ] || { echo "compile-fail: $name: no '// expect:' line" >&2; rc=1; continue; }
@@ -55,12 +63,30 @@ for f in "$REPO"/kunit/compile_fail/*.rs; do
 	if [ $status -eq 0 ]; then
 		echo "compile-fail: $name: COMPILES, but must fail with $expect" >&2
 		rc=1
-	elif printf '%s\n' "$out" | grep -E '^error' | grep -qE -- "$expect"; then
-		echo "compile-fail: $name: refused ($(printf '%s\n' "$out" | grep -E '^error' | grep -oE -- "$expect" | head -n1))"
-	else
-		echo "compile-fail: $name: fails, but not with $expect:" >&2
-		printf '%s\n' "$out" | grep -E '^error' | head -n 5 >&2
+		continue
+	fi
+	case "$expect" in *'|'*)
+		echo "compile-fail: $name: expects one error, not alternatives ($expect)" >&2
 		rc=1
+		continue ;;
+	esac
+	# The errors, less rustc's closing count.
+	errs=$(printf '%s\n' "$out" | grep -E '^error' | grep -vE '^error: aborting due to')
+	stale=$(printf '%s\n' "$errs" | grep -E "$no_such_item" | head -n 3)
+	if [ -n "$stale" ]; then
+		echo "compile-fail: $name: calls what does not exist (stale against the current API):" >&2
+		printf '%s\n' "$stale" >&2
+		rc=1
+	elif [ -z "$errs" ]; then
+		echo "compile-fail: $name: fails, but with no error (status $status):" >&2
+		printf '%s\n' "$out" | tail -n 5 >&2
+		rc=1
+	elif other=$(printf '%s\n' "$errs" | grep -vF -- "$expect"); then
+		echo "compile-fail: $name: fails, but not only with $expect:" >&2
+		printf '%s\n' "$other" | head -n 5 >&2
+		rc=1
+	else
+		echo "compile-fail: $name: refused ($expect)"
 	fi
 done
 [ $rc = 0 ] && echo "compile-fail: ok ($n snippets)" || echo "compile-fail: FAILED" >&2

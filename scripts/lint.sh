@@ -124,6 +124,19 @@ done
 # crate just built (kunit/compile_fail/).
 echo "lint: compile-fail checks of rust/kernel/mm"
 "$REPO/scripts/compile-fail.sh" "$L" || rc=1
+# The checker itself: each of these must fail it, for the reason named.
+cdir=$(mktemp -d)
+for f in stale_method:'calls what does not exist' stale_import:'calls what does not exist' \
+	 two_errors:'not only with' compiles:'COMPILES'; do
+	rm -f "$cdir"/*.rs
+	cp "$REPO/scripts/testdata/compile_fail/${f%%:*}.rs" "$cdir/"
+	if out=$("$REPO/scripts/compile-fail.sh" "$L" "$cdir" 2>&1) || ! grep -q "${f#*:}" <<< "$out"; then
+		echo "lint: compile-fail.sh does not refuse scripts/testdata/compile_fail/${f%%:*}.rs (${f#*:}):" >&2
+		printf '%s\n' "$out" | tail -n 3 >&2
+		rc=1
+	fi
+done
+rm -rf "$cdir"
 
 # Every mutation of scripts/mutations.txt must still apply (make mutate is
 # seldom run; a moved line would only show there).

@@ -4,7 +4,7 @@
 
 use kernel::mm::pmd::{DetachedPteTable, PteLockHeld};
 
-pub fn f<'a>(held: PteLockHeld<'_, 'a>) -> Option<DetachedPteTable<'a>> {
+pub fn f(held: PteLockHeld<'_>) -> Option<DetachedPteTable<'_>> {
     let _a = held.detach_if_empty();
     held.detach_if_empty()
 }

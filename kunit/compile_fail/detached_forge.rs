@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: E0599|E0451|private field
+// expect: E0451
 //! Making a detached table out of thin air (review: `TableZap::set_detached` was safe while
 //! `from_raw` relied on it): a `DetachedPteTable` comes from a detach only; C memory holds one
 //! only through `DetachedSlot`.
@@ -7,6 +7,10 @@
 use kernel::bindings;
 use kernel::mm::{pmd::DetachedPteTable, Mm};
 
-pub fn f(mm: &Mm, pmd: bindings::pmd_t) -> DetachedPteTable<'_> {
-    DetachedPteTable::from_raw(mm, pmd, 0)
+pub fn f(mm: &Mm, pmdval: bindings::pmd_t) -> DetachedPteTable<'_> {
+    DetachedPteTable {
+        mm,
+        pmdval,
+        addr: 0,
+    }
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: E0451|struct literal syntax due to private fields
+// expect: E0451
 //! Pairing a folio with an entry of the caller's choosing: the fields are private.
 
 use kernel::mm::{

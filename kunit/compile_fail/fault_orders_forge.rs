@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: E0423|E0603|E0451|E0063|private field
+// expect: E0451
 //! Claiming orders nobody checked against the fault (a block outside the VMA, or a PMD order),
 //! so that `vma_alloc_order()` allocates a folio whose block the install would map out of the
 //! VMA: a `FaultOrders` comes from the fault's own checks only.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: lifetime may not live long enough|E0308|E0521
+// expect: lifetime may not live long enough
 //! Allocating for one fault in the orders checked against another (whose VMA and address may
 //! be anywhere else): the set carries the lifetime of the fault it was checked against.
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: lifetime may not live long enough|E0308|E0521
+// expect: lifetime may not live long enough
 //! Installing a folio allocated, charged and zeroed for one fault (its mm's memcg, its address)
 //! in another fault: the folio carries its fault's lifetime, which no other fault shares.
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: lifetime may not live long enough|borrowed data escapes|E0521|E0515
+// expect: lifetime may not live long enough
 //! Keeping a folio readied for one fault past the call that lent the fault, to install it in a
 //! later one.
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: lifetime may not live long enough|borrowed data escapes|E0521|E0515
+// expect: lifetime may not live long enough
 //! Carrying the PTE lock's guard out of the call that lent the fault: `with` lends it for any
 //! lifetime, which nothing it returns may name.
 

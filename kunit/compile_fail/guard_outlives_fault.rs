@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: lifetime may not live long enough|does not live long enough|E0515|E0597
+// expect: E0515
 //! Keeping the PTE lock's guard past the fault it was taken for.
 
 use kernel::mm::{fault::VmFault, pgtable::PteTableGuard};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: lifetime may not live long enough|does not live long enough|E0515
+// expect: E0515
 //! Keeping a PTE table mapping past what keeps the table allocated (review: `PteTableMap` had
 //! no lifetime): the mapping borrows the fault.
 

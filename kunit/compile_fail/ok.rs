@@ -18,12 +18,12 @@ pub fn install<'a>(mut vmf: VmFault<'a>, folio: NewAnonFolio<'a>) -> FaultOutcom
     };
     match map(&mut vmf, folio) {
         Ok(()) | Err(None) | Err(Some(Refused::Changed)) => vmf.done(),
-        Err(Some(Refused::UserfaultMissing)) => vmf.handle_userfault_missing(),
+        Err(Some(Refused::UserfaultMissing(proof))) => vmf.handle_userfault_missing(proof),
         Err(Some(_)) => vmf.sigbus(),
     }
 }
 
-fn map<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), Option<Refused>> {
+fn map<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), Option<Refused<'a>>> {
     let mut pte = vmf.lock_pte_block(folio.order()).map_err(|why| match why {
         LockRefused::PmdChanged => None,
         LockRefused::Unsuitable => Some(Refused::Unsuitable),
@@ -114,7 +114,7 @@ pub fn slow_path(pmd: &mut PmdRef<'_>, tlb: &mut MmuGather<'_>) -> bool {
     }
 }
 
-pub fn fast_path<'a>(held: PteLockHeld<'_, 'a>, slot: &mut DetachedSlot<'_, 'a>) {
+pub fn fast_path<'a>(held: PteLockHeld<'a>, slot: &mut DetachedSlot<'_, 'a>) {
     if let Some(table) = held.detach_if_empty() {
         let _ = slot.put(table);
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: E0423|E0603|E0451|E0063|private field
+// expect: E0451
 //! Claiming an outcome that did not happen (review: returning VM_FAULT_RETRY, which tells C the
 //! fault's lock is gone, or 0 after userfaultfd dropped it): outcomes come from the fault only.
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: lifetime may not live long enough|does not live long enough|E0515|E0597|E0621
+// expect: lifetime may not live long enough
 //! Keeping a detached table past the mm it belongs to (review: it had no lifetime, and its
 //! check against the gather compared pointers of an mm that may be gone).
 

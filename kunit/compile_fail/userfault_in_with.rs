@@ -5,7 +5,7 @@
 
 use core::ptr::NonNull;
 use kernel::bindings;
-use kernel::mm::fault::VmFault;
+use kernel::mm::{fault::VmFault, pgtable::Refused};
 
 /// # Safety
 ///
@@ -14,7 +14,16 @@ pub unsafe fn f(vmf: NonNull<bindings::vm_fault>) {
     // SAFETY: Guaranteed by the caller.
     unsafe {
         VmFault::with(vmf, |v| {
-            let _ = (*v).handle_userfault_missing();
+            let proof = match v.lock_pte_block(0) {
+                Ok(mut pte) => match pte.vacant_zero_page() {
+                    Err(Refused::UserfaultMissing(proof)) => Some(proof),
+                    _ => None,
+                },
+                Err(_) => None,
+            };
+            if let Some(proof) = proof {
+                let _ = (*v).handle_userfault_missing(proof);
+            }
         })
     };
 }

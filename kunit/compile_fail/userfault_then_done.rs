@@ -3,9 +3,12 @@
 //! Dropping userfaultfd's answer and reporting the fault handled instead (review: a double
 //! unlock of the VMA lock userfaultfd released): one outcome a fault.
 
-use kernel::mm::fault::{FaultOutcome, VmFault};
+use kernel::mm::{
+    fault::{FaultOutcome, VmFault},
+    pgtable::UserfaultMissing,
+};
 
-pub fn f(vmf: VmFault<'_>) -> FaultOutcome<'_> {
-    let _ = vmf.handle_userfault_missing();
+pub fn f<'a>(vmf: VmFault<'a>, proof: UserfaultMissing<'a>) -> FaultOutcome<'a> {
+    let _ = vmf.handle_userfault_missing(proof);
     vmf.done()
 }

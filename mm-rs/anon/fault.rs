@@ -100,11 +100,11 @@ fn write_fault<'a>(
 
 /// Why a block was not filled.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum NotMapped {
+enum NotMapped<'a> {
     /// No guard: [`LockRefused`].
     Lock(LockRefused),
     /// Refused under the PTE lock: [`Refused`].
-    Block(Refused),
+    Block(Refused<'a>),
 }
 
 /// Maps `folio` for the anonymous write fault `vmf`, as C's `do_anonymous_page()` after
@@ -128,7 +128,7 @@ pub(crate) fn anon_folio_install<'a>(
 /// Locks the folio's block, checks it under the lock and maps the folio; the lock is dropped
 /// on return. A refused folio goes out of line ([`folio_refused`]).
 #[inline(always)]
-fn map_folio<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), NotMapped> {
+fn map_folio<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), NotMapped<'a>> {
     let mut pte = vmf.lock_folio_block(&folio).map_err(NotMapped::Lock)?;
     match pte.vacant_folio(folio) {
         Ok(vacant) => {
@@ -146,7 +146,11 @@ fn map_folio<'a>(vmf: &mut VmFault<'a>, folio: AnonFolioPte<'a>) -> Result<(), N
 /// cold, so that the path that maps has the only unlock inline and carries no reason.
 #[cold]
 #[inline(never)]
-fn folio_refused(pte: PteTableGuard<'_, '_>, why: Refused, folio: AnonFolioPte<'_>) -> NotMapped {
+fn folio_refused<'a>(
+    pte: PteTableGuard<'_, 'a>,
+    why: Refused<'a>,
+    folio: AnonFolioPte<'a>,
+) -> NotMapped<'a> {
     if why == Refused::Changed {
         pte.update_mmu_tlb();
     }
@@ -167,7 +171,7 @@ pub(crate) fn anon_zero_page_install(mut vmf: VmFault<'_>) -> FaultOutcome<'_> {
 
 /// Locks the fault's entry, checks it under the lock and maps the zero page.
 #[inline(always)]
-fn map_zero_page(vmf: &mut VmFault<'_>) -> Result<(), NotMapped> {
+fn map_zero_page<'a>(vmf: &mut VmFault<'a>) -> Result<(), NotMapped<'a>> {
     let mut pte = vmf.lock_pte_block(0).map_err(NotMapped::Lock)?;
     match pte.vacant_zero_page() {
         Ok(vacant) => {
@@ -181,7 +185,7 @@ fn map_zero_page(vmf: &mut VmFault<'_>) -> Result<(), NotMapped> {
 /// [`folio_refused`] for the zero page: nothing to release.
 #[cold]
 #[inline(never)]
-fn zero_page_refused(pte: PteTableGuard<'_, '_>, why: Refused) -> NotMapped {
+fn zero_page_refused<'a>(pte: PteTableGuard<'_, 'a>, why: Refused<'a>) -> NotMapped<'a> {
     if why == Refused::Changed {
         pte.update_mmu_tlb();
     }
@@ -192,7 +196,7 @@ fn zero_page_refused(pte: PteTableGuard<'_, '_>, why: Refused) -> NotMapped {
 /// How a fault ends when its block was refused (the PTE lock dropped), as in C.
 #[cold]
 #[inline(never)]
-fn not_mapped(vmf: VmFault<'_>, why: NotMapped) -> FaultOutcome<'_> {
+fn not_mapped<'a>(vmf: VmFault<'a>, why: NotMapped<'a>) -> FaultOutcome<'a> {
     match why {
         // Another thread mapped it first, or the page table changed: retry.
         NotMapped::Block(Refused::Changed) | NotMapped::Lock(LockRefused::PmdChanged) => vmf.done(),
@@ -203,7 +207,7 @@ fn not_mapped(vmf: VmFault<'_>, why: NotMapped) -> FaultOutcome<'_> {
         }
         NotMapped::Block(Refused::Unstable) => vmf.sigbus(),
         // Checked under the PTE lock, handled without it.
-        NotMapped::Block(Refused::UserfaultMissing) => vmf.handle_userfault_missing(),
+        NotMapped::Block(Refused::UserfaultMissing(proof)) => vmf.handle_userfault_missing(proof),
     }
 }
 

@@ -29,7 +29,7 @@ use kernel::mm::{
 fn zap_locked<'a>(
     zap: &TableZap<'_>,
     slot: &mut DetachedSlot<'_, 'a>,
-    held: PteLockHeld<'_, 'a>,
+    held: PteLockHeld<'a>,
     addr: usize,
 ) {
     if zap.decide(addr) != Reclaim::Fast {
@@ -154,10 +154,11 @@ pub unsafe extern "C" fn mm_rs_pt_zap_locked(
     let mm = unsafe { Mm::from_raw(mm) };
     // SAFETY: `pmd` maps the table the pass ended in, which ends at `addr`; the page tables
     // stay allocated under the mmap read lock; it is the one `PmdRef` of this call, and the only
-    // page table lock held is `ptl`, wrapped right below.
-    let mut pmd = unsafe { PmdRef::from_raw(mm, pmd, addr.wrapping_sub(1)) };
-    // SAFETY: The caller holds `ptl`, the lock of the table `pmd` points to.
-    let held = unsafe { PteLockHeld::from_raw(ptl, &mut pmd) };
+    // page table lock held is `ptl`, whose witness takes it right below.
+    let pmd = unsafe { PmdRef::from_raw(mm, pmd, addr.wrapping_sub(1)) };
+    // SAFETY: The caller holds `ptl`, the lock of the table `pmd` points to, until we return,
+    // and no other `PmdRef` is made in this call.
+    let held = unsafe { PteLockHeld::from_raw(ptl, pmd) };
     // SAFETY: The zap of `mm` zero-initialised the slot, and only these functions change it.
     let mut slot = unsafe { DetachedSlot::from_raw(&mut z.detached) };
     zap_locked(&TableZap::new(&mut z.pass), &mut slot, held, addr);

@@ -21,7 +21,7 @@
 //! [`include/linux/huge_mm.h`](srctree/include/linux/huge_mm.h)
 
 use crate::{bindings, types::Opaque};
-use core::ops::Deref;
+use core::{marker::PhantomData, ops::Deref};
 
 pub mod fault;
 pub mod folio;
@@ -33,6 +33,17 @@ pub mod pmd;
 pub mod thp;
 pub mod virt;
 pub mod vmstat;
+
+/// Zero-sized marker of a type that must stay on the thread that made it (neither `Send` nor
+/// `Sync`), as mainline's `kernel::types::NotThreadSafe` (which 6.12 does not have): the lock
+/// guards, since a spinlock is released by the task that took it (and a PTE table mapped with
+/// `kmap_local()` unmapped by it), and the views of C state that one thread uses. Named, so that
+/// a guard is `!Send` on purpose rather than by accident of a raw pointer among its fields.
+pub type NotThreadSafe = PhantomData<*mut ()>;
+
+/// The value of [`NotThreadSafe`].
+#[expect(non_upper_case_globals)]
+pub const NotThreadSafe: NotThreadSafe = PhantomData;
 
 /// An address space (`struct mm_struct`), as mainline's `kernel::mm::Mm`.
 ///
@@ -47,8 +58,9 @@ pub struct Mm {
     mm: Opaque<bindings::mm_struct>,
 }
 
-// SAFETY: An `mm_struct` may be used from any thread; the methods below only use atomic or
-// locked accesses.
+// SAFETY: An `mm_struct` may be used from any thread. The methods below read `mm->flags` with an
+// atomic load (C changes it only with atomic bit operations once the mm is live) and otherwise
+// only pass the pointer to C.
 unsafe impl Sync for Mm {}
 
 impl Mm {
@@ -76,15 +88,18 @@ impl Mm {
         self.test_flag(bindings::MM_RS_MMF_DISABLE_THP)
     }
 
-    /// Whether `bit` of `mm->flags` is set (`test_bit()`).
+    /// Whether `bit` of `mm->flags` is set (`test_bit()`), read with a relaxed atomic load.
     #[inline]
     fn test_flag(&self, bit: u32) -> bool {
-        // SAFETY: The mm is valid by the type invariants; `flags` is only changed with atomic
-        // bit operations, so a plain racy read is what C's `test_bit()` does too.
-        let flags = unsafe {
-            core::ptr::read_volatile(core::ptr::addr_of!((*self.as_raw()).__bindgen_anon_1.flags))
-        };
-        flags & (1 << bit) != 0
+        // SAFETY: The mm is valid by the type invariants; only the field's address is taken.
+        let flags = unsafe { core::ptr::addr_of_mut!((*self.as_raw()).__bindgen_anon_1.flags) };
+        // SAFETY: `flags` is an aligned `unsigned long` of the valid mm, live while `&self` is.
+        // Once the mm is visible to other threads, C changes it only with atomic bit operations
+        // (`set_bit()`, `clear_bit()`, `test_and_set_bit()`) and reads it with plain loads, so
+        // there is no non-atomic write for this atomic load to race with; the plain stores of
+        // `mm_init()` happen before the mm is published.
+        let flags = unsafe { core::sync::atomic::AtomicUsize::from_ptr(flags.cast()) };
+        flags.load(core::sync::atomic::Ordering::Relaxed) & (1 << bit) != 0
     }
 }
 

@@ -18,7 +18,7 @@
 
 use super::{
     order::{folio_size, OrderSet},
-    pgtable::{AnonFolioPte, Pte, PteTableGuard, PteTableMap, PTRS_PER_PTE},
+    pgtable::{AnonFolioPte, Pte, PteTableGuard, PteTableMap, UserfaultMissing, PTRS_PER_PTE},
     virt::VmaRef,
 };
 use crate::{bindings, page::PAGE_SHIFT};
@@ -429,7 +429,10 @@ impl<'a> VmFault<'a> {
         unsafe { PteTableGuard::lock(this, addr, nr) }.ok_or(LockRefused::PmdChanged)
     }
 
-    /// Hands a missing-page fault to userfaultfd (`handle_userfault(vmf, VM_UFFD_MISSING)`).
+    /// Hands a missing-page fault to userfaultfd (`handle_userfault(vmf, VM_UFFD_MISSING)`),
+    /// with the proof, found under the PTE lock, that the VMA is registered for missing pages:
+    /// 6.12's `handle_userfault()` does not check that itself, and the event must go only to a
+    /// context that asked for it.
     ///
     /// This consumes the fault: userfaultfd may sleep and drop the mmap or VMA lock (returning
     /// `VM_FAULT_RETRY`), after which neither the VMA nor `vmf->pmd` may be used. No PTE lock
@@ -439,7 +442,10 @@ impl<'a> VmFault<'a> {
     /// is consumed, so the handler cannot report the fault's lock still held when userfaultfd
     /// dropped it, or the reverse.
     #[inline]
-    pub fn handle_userfault_missing(self) -> FaultOutcome<'a> {
+    pub fn handle_userfault_missing(self, proof: UserfaultMissing<'a>) -> FaultOutcome<'a> {
+        // The proof is of this fault (its brand) and says the VMA is registered for missing
+        // pages (its invariants); the registration cannot change while the fault holds its lock.
+        let _ = proof;
         // SAFETY: The fault is being handled with the VMA read-locked and no page table lock
         // held: every guard and mapping borrows `self`, which is moved here (a guard leaked with
         // `mem::forget` would still hold its lock; leaking guards is a bug this cannot see).

@@ -22,7 +22,11 @@
 //!
 //! C header: [`include/linux/pgtable.h`](srctree/include/linux/pgtable.h)
 
-use super::{fault::VmFault, folio::NewAnonFolio};
+use super::{
+    fault::{FaultBrand, VmFault},
+    folio::NewAnonFolio,
+    NotThreadSafe,
+};
 use crate::bindings;
 use core::{marker::PhantomData, ptr::NonNull};
 
@@ -127,18 +131,33 @@ impl<'a> PteRangeLocked<'a> {
 
 /// A PTE table mapped with `pte_offset_map()`, unmapped on drop.
 ///
-/// Holding it keeps the caller in the RCU read-side section that `pte_offset_map()` entered, so
-/// it must not be held across anything that sleeps.
+/// Holding it keeps the caller in the RCU read-side section that `pte_offset_map()` entered,
+/// which is what keeps the table allocated: PT reclaim may detach an empty table under the mmap
+/// read lock, and frees it only after a grace period. Whoever holds the mapping must therefore
+/// not sleep until it is dropped; without `CONFIG_PREEMPT_RCU` a sleep is a quiescent state that
+/// may end the grace period, and the table may be freed under the next read.
+///
+/// What enforces that is limited, and stated here rather than implied: the methods of this API
+/// that may sleep (allocating, charging and zeroing a folio, `anon_prepare`, the hand-off to
+/// userfaultfd) take the fault by `&mut` or by value, and [`VmFault::map_pte_table`] borrows it
+/// mutably, so none of them compiles while the mapping lives. Any *other* kernel function that
+/// may sleep still compiles: as for mainline's `rcu::Guard`, sleeping in an atomic or RCU
+/// read-side context is not something Rust's types express (`CONFIG_DEBUG_ATOMIC_SLEEP`'s
+/// `might_sleep()` and klint catch it). The code that holds a `PteTableMap` in mm-rs calls
+/// nothing else until it drops it.
 ///
 /// # Invariants
 ///
 /// `table` was returned by `pte_offset_map()` for the first entry of its table and has not been
 /// unmapped yet. The RCU read-side section the mapping holds keeps the table allocated until it
-/// is unmapped (a PTE table is freed only after a grace period, even when PT reclaim detaches it
-/// under the mmap read lock); `'a` keeps the PMD entry it was mapped from valid.
+/// is unmapped, provided its holder does not sleep (see above); `'a` keeps the PMD entry it was
+/// mapped from valid.
 pub struct PteTableMap<'a> {
     table: NonNull<bindings::pte_t>,
     _p: PhantomData<&'a bindings::pte_t>,
+    /// Mapped with `kmap_local()` where page tables live in high memory, in an RCU read-side
+    /// section: both belong to the task that made them.
+    _not_send: NotThreadSafe,
 }
 
 impl<'a> PteTableMap<'a> {
@@ -160,6 +179,7 @@ impl<'a> PteTableMap<'a> {
         NonNull::new(table).map(|table| Self {
             table,
             _p: PhantomData,
+            _not_send: NotThreadSafe,
         })
     }
 
@@ -278,10 +298,26 @@ impl<'a> AnonFolioPte<'a> {
     }
 }
 
+/// Proof, found under the PTE lock of the fault `'a`, that its VMA is registered with
+/// userfaultfd for missing pages: what [`VmFault::handle_userfault_missing`] requires. In 6.12
+/// `handle_userfault()` does not check the registration itself, so a hand-off without it would
+/// send a missing-page event to a context that registered the VMA for write protection or minor
+/// faults only.
+///
+/// # Invariants
+///
+/// Under the PTE lock of the fault `'a`, `userfaultfd_missing()` of its VMA was true (the
+/// registration changes only under the mmap write lock, which the fault's read lock excludes
+/// for `'a`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UserfaultMissing<'a> {
+    _fault: FaultBrand<'a>,
+}
+
 /// Why a block of a locked PTE table may not be filled, as C's `do_anonymous_page()` decides it
 /// under the PTE lock, in its order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refused {
+pub enum Refused<'a> {
     /// What is to be mapped does not fit the block: a folio of another size, the zero page for
     /// a write fault or more than one entry, or in an mm that may not map it.
     Unsuitable,
@@ -290,11 +326,12 @@ pub enum Refused {
     Changed,
     /// The OOM reaper is tearing the mm down (`check_stable_address_space()`): `VM_FAULT_SIGBUS`.
     Unstable,
-    /// The VMA is registered with userfaultfd for missing pages: hand the fault over.
-    UserfaultMissing,
+    /// The VMA is registered with userfaultfd for missing pages: hand the fault over, with the
+    /// proof.
+    UserfaultMissing(UserfaultMissing<'a>),
 }
 
-impl Refused {
+impl Refused<'_> {
     /// `self`, through a cold call: the reason is then made on the way out only, and the path
     /// that maps sets none.
     #[cold]
@@ -324,6 +361,8 @@ pub struct PteTableGuard<'g, 'a> {
     addr: usize,
     nr: usize,
     vmf: &'g VmFault<'a>,
+    /// A spinlock is released by the task that took it (and the table is unmapped by it).
+    _not_send: NotThreadSafe,
 }
 
 impl<'g, 'a> PteTableGuard<'g, 'a> {
@@ -355,6 +394,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
             addr,
             nr,
             vmf,
+            _not_send: NotThreadSafe,
         })
     }
 
@@ -393,7 +433,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
     /// vacant, the mm is not being torn down by the OOM reaper, and the fault is not to be
     /// handed to userfaultfd.
     #[inline(always)]
-    fn check_under_lock(&self) -> Result<(), Refused> {
+    fn check_under_lock(&self) -> Result<(), Refused<'a>> {
         if !self.is_vacant() {
             return Err(Refused::Changed.cold());
         }
@@ -402,7 +442,11 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
             return Err(Refused::Unstable.cold());
         }
         if vma.userfaultfd_missing() {
-            return Err(Refused::UserfaultMissing.cold());
+            // INVARIANT: Checked just above, under the PTE lock, for the VMA of the fault `'a`.
+            let proof = UserfaultMissing {
+                _fault: core::marker::PhantomData,
+            };
+            return Err(Refused::UserfaultMissing(proof).cold());
         }
         Ok(())
     }
@@ -414,7 +458,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
     pub fn vacant_folio(
         &mut self,
         folio: AnonFolioPte<'a>,
-    ) -> Result<VacantFolio<'_, 'g, 'a>, (Refused, AnonFolioPte<'a>)> {
+    ) -> Result<VacantFolio<'_, 'g, 'a>, (Refused<'a>, AnonFolioPte<'a>)> {
         // The folio's order is an anonymous PTE order (its invariants).
         let fits = super::fault::aligned_block(0, folio.order()).1 == self.nr;
         if !fits {
@@ -430,7 +474,7 @@ impl<'g, 'a> PteTableGuard<'g, 'a> {
     /// Proof, under the lock, that the block may be filled with the shared zero page: it is one
     /// entry, the fault is a read, the mm may map the zero page, and [C's checks](Refused) pass.
     #[inline(always)]
-    pub fn vacant_zero_page(&mut self) -> Result<VacantZeroPage<'_, 'g, 'a>, Refused> {
+    pub fn vacant_zero_page(&mut self) -> Result<VacantZeroPage<'_, 'g, 'a>, Refused<'a>> {
         let vma = self.vmf.vma();
         // SAFETY: The mm is valid (the VMA's, read-locked).
         let forbidden = unsafe { bindings::mm_rs_mm_forbids_zeropage(vma.mm().as_raw()) };

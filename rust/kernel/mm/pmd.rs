@@ -23,7 +23,7 @@
 //! C headers: [`include/linux/mm.h`](srctree/include/linux/mm.h),
 //! [`include/asm-generic/tlb.h`](srctree/include/asm-generic/tlb.h)
 
-use super::{pgtable::PteTableRef, pgtable::PTRS_PER_PTE, Mm};
+use super::{pgtable::PteTableRef, pgtable::PTRS_PER_PTE, Mm, NotThreadSafe};
 use crate::bindings;
 use core::{marker::PhantomData, ptr::NonNull};
 
@@ -95,7 +95,7 @@ impl<'a> PmdRef<'a> {
         PmdGuard {
             pmd: self,
             pml,
-            _not_send: PhantomData,
+            _not_send: NotThreadSafe,
         }
     }
 
@@ -144,36 +144,49 @@ impl<'a> PmdRef<'a> {
 /// The PTE lock of a table, held by the C code that called into Rust. Not a guard: dropping it
 /// unlocks nothing.
 ///
-/// It borrows the PMD entry mutably, so while it exists the PMD lock cannot be taken outright
-/// ([`PmdRef::lock`]): with the PTE lock held, that would invert the lock order. The fast path,
-/// [`Self::detach_if_empty`], only tries it.
+/// It owns the entry's [`PmdRef`], the only one of the call (its invariants), so the PMD lock
+/// cannot be taken outright ([`PmdRef::lock`]) while C holds the PTE lock, whether the witness
+/// is still used or not: with the PTE lock held, that would invert the lock order, or
+/// self-deadlock where both are one lock. A borrowed `PmdRef` would be free again after the
+/// witness's last use, while C still holds the PTE lock. The fast path,
+/// [`Self::detach_if_empty`], only tries the PMD lock, and consumes the witness and the entry
+/// with it.
 ///
 /// # Invariants
 ///
-/// `ptl` is the PTE lock of the table that `pmd`'s entry points to, held by the caller for `'h`.
-pub struct PteLockHeld<'h, 'a> {
+/// `ptl` is the PTE lock of the table that `pmd`'s entry points to, held by the caller for as
+/// long as the witness exists.
+pub struct PteLockHeld<'a> {
     ptl: NonNull<bindings::spinlock_t>,
-    pmd: &'h mut PmdRef<'a>,
+    pmd: PmdRef<'a>,
+    _not_send: NotThreadSafe,
 }
 
-impl<'h, 'a> PteLockHeld<'h, 'a> {
-    /// Records that the caller holds `ptl`, the lock of the PTE table `pmd` points to.
+impl<'a> PteLockHeld<'a> {
+    /// Records that the caller holds `ptl`, the lock of the PTE table `pmd` points to, and takes
+    /// `pmd`, so that it cannot be locked while `ptl` is held.
     ///
     /// # Safety
     ///
-    /// `ptl` must be held by the caller for `'h`, and be the lock of the PTE table that `pmd`'s
-    /// entry points to (as `pte_offset_map_lock()` returns it).
+    /// `ptl` must be held by the caller for as long as the result exists, and be the lock of the
+    /// PTE table that `pmd`'s entry points to (as `pte_offset_map_lock()` returns it). The
+    /// caller must not make another `PmdRef` of the entry's mm before it releases `ptl` (as
+    /// [`PmdRef::from_raw`] requires anyway).
     #[inline]
-    pub unsafe fn from_raw(ptl: NonNull<bindings::spinlock_t>, pmd: &'h mut PmdRef<'a>) -> Self {
+    pub unsafe fn from_raw(ptl: NonNull<bindings::spinlock_t>, pmd: PmdRef<'a>) -> Self {
         // INVARIANT: Guaranteed by the caller.
-        Self { ptl, pmd }
+        Self {
+            ptl,
+            pmd,
+            _not_send: NotThreadSafe,
+        }
     }
 
     /// The fast path: if the PMD lock can be had without waiting and is not the PTE lock held
     /// (no split PTE locks), detaches the table if all its entries are none, checked here under
     /// both locks rather than trusted from the caller's count (so a wrong count can at worst
-    /// keep a table). Consumes the witness: once detached, the PTE lock held no longer locks a
-    /// table of this entry.
+    /// keep a table). Consumes the witness and its entry: once detached, the PTE lock held no
+    /// longer locks a table of this entry, and the entry is not locked again in this call.
     #[inline]
     pub fn detach_if_empty(self) -> Option<DetachedPteTable<'a>> {
         let pml = self.pmd.lockptr();
@@ -214,7 +227,8 @@ impl<'h, 'a> PteLockHeld<'h, 'a> {
 pub struct PmdGuard<'p, 'a> {
     pmd: &'p PmdRef<'a>,
     pml: NonNull<bindings::spinlock_t>,
-    _not_send: PhantomData<*mut ()>,
+    /// A spinlock is released by the task that took it.
+    _not_send: NotThreadSafe,
 }
 
 impl<'p, 'a> PmdGuard<'p, 'a> {
@@ -239,6 +253,7 @@ impl<'p, 'a> PmdGuard<'p, 'a> {
             pmdl: self,
             pte,
             ptl,
+            _not_send: NotThreadSafe,
         })
     }
 }
@@ -262,6 +277,8 @@ pub struct PteTableNestedGuard<'p, 'a> {
     pmdl: PmdGuard<'p, 'a>,
     pte: NonNull<bindings::pte_t>,
     ptl: NonNull<bindings::spinlock_t>,
+    /// A spinlock is released by the task that took it (and the table is unmapped by it).
+    _not_send: NotThreadSafe,
 }
 
 impl<'a> PteTableNestedGuard<'_, 'a> {
