@@ -13,9 +13,12 @@
 # 3G), MMRS_LOG the log file,
 # MMRS_APPEND adds to the kernel command line (end it with a space),
 # MMRS_INITRD replaces the initramfs.
+# Exits non-zero on any failure; a kernel splat is any line that matches
+# scripts/splats.txt.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$REPO/scripts/splats.sh"
 arch=${1:?usage: boot.sh ARCH FLAVOUR PROGRAMS [TIMEOUT] [QEMU args]}
 flavour=${2:?}
 progs=${3:?}
@@ -71,7 +74,7 @@ if [ "$rc" != 0 ]; then
 fi
 if ! grep -q '^mmrs-init: done' "$log"; then
 	echo "boot: $arch $flavour guest did not finish (exit $rc); console log: ${log#$REPO/}" >&2
-	grep -aE 'Oops|BUG: |Kernel panic' "$log" | head -n 3 >&2
+	mm_rs_splats "$log" | head -n 3 >&2
 	where
 	exit 1
 fi
@@ -80,9 +83,9 @@ if grep -qE '^mmrs-init: .* exited [1-9]' "$log"; then
 	grep -E '^mmrs-init: .* exited [1-9]' "$log" >&2
 	exit 1
 fi
-if grep -qE 'WARNING: |BUG: |Oops|KASAN|Bad rss-counter|possible circular locking' "$log"; then
+if splats=$(mm_rs_splats "$log"); then
 	echo "boot: $arch $flavour kernel complained; console log: ${log#$REPO/}" >&2
-	grep -E 'WARNING: |BUG: |Oops|KASAN|Bad rss-counter|possible circular locking' "$log" | head -n 5 >&2
+	head -n 5 <<< "$splats" >&2
 	where
 	exit 1
 fi

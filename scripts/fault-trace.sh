@@ -16,6 +16,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:?usage: fault-trace.sh x86_64|arm64}
 . "$REPO/scripts/env.sh"
+. "$REPO/scripts/splats.sh"
 case "$arch" in
 x86_64) gdb=gdb; qemu=(qemu-system-x86_64 -machine q35 -cpu max -bios qboot.rom); console=ttyS0
 	kimage=arch/x86/boot/bzImage ;;
@@ -70,6 +71,12 @@ FT_ARCH=$arch FT_PORT=$port FT_OUT=$out timeout 3600 "$gdb" -q -batch -nx \
 wait $qpid || true
 trap - EXIT
 grep -q '^mmrs-init: done' "$console_log" || { echo "fault-trace: the guest did not finish; see ${console_log#$REPO/}" >&2; exit 1; }
+# Counts from a kernel that warned are not counts of its fault path.
+if splats=$(mm_rs_splats "$console_log"); then
+	echo "fault-trace: the kernel complained; console log: ${console_log#$REPO/}" >&2
+	head -n 5 <<< "$splats" >&2
+	exit 1
+fi
 python3 "$REPO/scripts/fault-trace.py" "$arch" "$img/vmlinux" "$nm" "$console_log" "$out" \
 	"$REPO/build/results/fault-trace-$arch.txt" "$REPO/build/results/fault-trace-$arch.json"
 # Kept with the benchmarks: docs/bench/ and a section of docs/benchmarks.md.

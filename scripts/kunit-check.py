@@ -7,15 +7,23 @@ usage: kunit-check.py RESULTS.json RAW.log KUNITCONFIG...
 Fails if any test failed, crashed or was skipped; if a suite that a
 kunitconfig names in a '# expect-suite: NAME [MIN_CASES]' line ran fewer
 cases than that; or if the kernel log shows a splat (a test can pass while
-the kernel warns)."""
+the kernel warns): a line that matches scripts/splats.txt, the list every
+script that judges a kernel log uses."""
 import json
+import os
 import re
 import sys
 
-SPLATS = re.compile(r"WARNING: |BUG: |Oops|possible circular locking|"
-                    r"inconsistent lock state|possible recursive locking|"
-                    r"Bad rss-counter|bad page state|KASAN|UBSAN|"
-                    r"lockdep is turned off|kernel BUG at")
+SPLAT_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "splats.txt")
+
+
+def splat_re(path=SPLAT_LIST):
+    """One regular expression of every pattern of the splat list."""
+    with open(path) as f:
+        pats = [line.rstrip("\n") for line in f if line.strip() and not line.startswith("#")]
+    if not pats:
+        raise ValueError(f"{path}: no patterns")
+    return re.compile("|".join(f"(?:{p})" for p in pats))
 
 
 def walk(node, path, out):
@@ -47,8 +55,13 @@ def main():
                     expect[words[0]] = int(words[1]) if len(words) > 1 else 1
     splats = []
     try:
+        splat = splat_re()
+    except (OSError, ValueError, re.error) as e:
+        print(f"kunit-check: cannot read the splat list: {e}", file=sys.stderr)
+        return 1
+    try:
         with open(sys.argv[2], errors="replace") as f:
-            splats = [line.rstrip() for line in f if SPLATS.search(line)]
+            splats = [line.rstrip() for line in f if splat.search(line)]
     except OSError as e:
         print(f"kunit-check: no kernel log: {e}", file=sys.stderr)
         return 1

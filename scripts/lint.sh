@@ -167,5 +167,10 @@ rm -rf "$rdir"
 echo "lint: boot.sh rerun after QEMU TCG's stale INT3"
 "$REPO/scripts/boot-retry-test.sh" || rc=1
 
+# No judge of a kernel log passes a splat (scripts/splats.txt) or a failed
+# guest program: boot.sh, stress.sh and kunit-check.py on fake logs.
+echo "lint: verdicts of boot.sh, stress.sh and kunit-check.py"
+"$REPO/scripts/verdict-test.sh" || rc=1
+
 [ $rc = 0 ] && echo "lint: ok" || echo "lint: FAILED" >&2
 exit $rc

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by the scripts that judge a kernel console log: the one splat list,
+# scripts/splats.txt (kunit-check.py reads the same file).
+#
+# mm_rs_splats LOG: prints the lines of LOG that are kernel splats (carriage
+# returns removed) and succeeds if there is one. A list that cannot be read
+# counts as a splat, so that a run is never passed unjudged.
+MM_RS_SPLATS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/splats.txt"
+
+mm_rs_splats() {
+	local pats rc
+	if ! pats=$(grep -vE '^(#|$)' "$MM_RS_SPLATS") || [ -z "$pats" ]; then
+		echo "splats: cannot read the splat list $MM_RS_SPLATS"
+		return 0
+	fi
+	grep -aE -e "$pats" -- "$1" | tr -d '\r'
+	rc=${PIPESTATUS[0]}
+	[ "$rc" = 0 ] && return 0
+	[ "$rc" = 1 ] && return 1
+	echo "splats: cannot read $1"
+	return 0
+}
