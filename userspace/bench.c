@@ -109,14 +109,20 @@ static char *map(size_t len)
 static int anon(int rounds)
 {
 	static const unsigned long sizes_kb[] = { 0, 16, 32, 64 };
-	int r, s, path;
+	int r, s, i;
 
 	printf("== bench anon: 256 MiB touched one byte a page; guest time (-icount shift=0) ==\n");
 	set_mthp(2048, "never");
 	for (r = 0; r < rounds; r++)
 		for (s = 0; s < 4; s++)
-			for (path = 0; path < NR_PATHS; path++) {
+			for (i = 0; i < NR_PATHS; i++) {
 				unsigned long kb = sizes_kb[s];
+				/*
+				 * Rotated each round and size, so that no path is
+				 * always the first (a cold page allocator) or the
+				 * last (a warm one) of its group.
+				 */
+				int path = (i + r + s) % NR_PATHS;
 				long f0, faults;
 				char *p;
 				double ns;
@@ -168,14 +174,16 @@ static void *mt_worker(void *data)
 static int mt(int rounds)
 {
 	static const int nthreads[] = { 2, 4 };
-	int r, t, rust, i;
+	int r, t, k, i;
 
 	printf("== bench mt: threads each touching 64 MiB of their own at order 0 ==\n");
 	set_mthp(2048, "never");
 	set_mthp(64, "never");
 	for (r = 0; r < rounds; r++)
 		for (t = 0; t < 2; t++)
-			for (rust = 0; rust <= 1; rust++) {
+			for (k = 0; k <= 1; k++) {
+				/* C first in even rounds, Rust first in odd ones. */
+				int rust = k ^ (r & 1);
 				int n = nthreads[t];
 				pthread_t th[4];
 				struct mt_arg args[4];
@@ -411,7 +419,7 @@ static int policy_bench(int rounds)
 {
 	size_t maxn = POLICY_LEN / page_size;
 	unsigned long *orders[NR_PATTERNS];
-	unsigned int pol, pat;
+	unsigned int k, pat;
 	int r, have_busybox = !access(BUSYBOX, X_OK);
 
 	printf("== bench policy: anonymous order policies by access pattern; guest time ==\n");
@@ -446,7 +454,9 @@ static int policy_bench(int rounds)
 	if (!have_busybox)
 		printf("bench policy: no %s: the busybox rows are left out\n", BUSYBOX);
 	for (r = 0; r < rounds; r++)
-		for (pol = 0; pol < NR_POLICIES; pol++) {
+		for (k = 0; k < NR_POLICIES; k++) {
+			/* Rotated each round, as the paths of bench anon are. */
+			unsigned int pol = (k + r) % NR_POLICIES;
 			char *malloc_argv[] = { "/bin/bench", "malloc-child", NULL };
 			char *sort_argv[] = { BUSYBOX, "sort", BB_INPUT, NULL };
 			char *gzip_argv[] = { BUSYBOX, "gzip", "-c", BB_INPUT, NULL };
