@@ -138,6 +138,29 @@ for f in stale_method:'calls what does not exist' stale_import:'calls what does 
 done
 rm -rf "$cdir"
 
+# The C functions mm-rs mirrors must be as they were when the mirrors were
+# last reviewed (scripts/drift.py, scripts/mirrors.txt); and the guard must
+# see a change: fed a base in which one of them changed, it fails naming it.
+echo "lint: drift of the mirrored C functions"
+python3 "$REPO/scripts/drift.py" --check || rc=1
+dbase=$(mktemp -d)
+while read -r f _; do
+	case "$f" in ''|\#*) continue ;; esac
+	mkdir -p "$dbase/$(dirname "$f")"
+	src="$T/.mm-rs/orig/$f"
+	[ -f "$src" ] || src="$T/$f"
+	cp "$src" "$dbase/$f"
+done < "$REPO/scripts/mirrors.txt"
+# A 6.12.y-style change inside do_anonymous_page(): one condition more.
+sed -i '/^static vm_fault_t do_anonymous_page(/,/^}/s/if (vma->vm_flags & VM_SHARED)/if ((vma->vm_flags \& VM_SHARED) || !vma->vm_mm)/' \
+	"$dbase/mm/memory.c"
+if out=$(python3 "$REPO/scripts/drift.py" --check --base "$dbase" 2>&1) ||
+   ! grep -q 'do_anonymous_page() changed in the base.*mm-rs/anon/fault.rs' <<< "$out"; then
+	echo "lint: scripts/drift.py does not see a changed do_anonymous_page() (got: $out)" >&2
+	rc=1
+fi
+rm -rf "$dbase"
+
 # Every mutation of scripts/mutations.txt must still apply (make mutate is
 # seldom run; a moved line would only show there).
 echo "lint: scripts/mutations.txt"
