@@ -17,14 +17,16 @@ help:
 	@echo '                         at work, Rust and C paths side by side (A: x86_64 or arm64)'
 	@echo '  make test              everything CI checks, within 45 minutes on a new machine: lints;'
 	@echo '                         the patch series (series, series-check); KUnit on x86_64 in the debug'
-	@echo '                         flavour (KASAN, lockdep, DEBUG_VM) and on arm64; make stress for'
-	@echo '                         60 s on the x86_64 prod-debug kernel'
+	@echo '                         flavour (KASAN, lockdep, DEBUG_VM) and on arm64; 2 mutations on arm64'
+	@echo '                         (a sample the commit chooses); make stress for 60 s on the x86_64'
+	@echo '                         prod-debug kernel'
 	@echo '  make check-full        the rest: KUnit on x86_64 (test build), debug KUnit on arm64, MM_RS=n'
 	@echo '                         on both; the test kernels booted with the demo, and the full mm'
 	@echo '                         selftests against the MM_RS=n baseline on both architectures'
 	@echo '                         (the test kernel'"'"'s list, and every run_vmtests.sh category on'
 	@echo '                         prod); make stress for 600 s on each'
-	@echo '                         architecture; the series built at every patch (series-check BISECT=1)'
+	@echo '                         architecture; the series built at every patch (series-check BISECT=1);'
+	@echo '                         every mutation on both architectures (make mutate ARCH=all)'
 	@echo '  make setup             install and check the toolchain (Debian packages, bindgen)'
 	@echo '  make prepare           extract the base tree into build/linux, link mm-rs in, apply patches/'
 	@echo '  make kunit ARCH=A      the KUnit suites under QEMU; A is x86_64, arm64 or all'
@@ -59,9 +61,13 @@ help:
 	@echo '                         -ENOENT, docs/testing.rst); results as make selftests FLAVOR=prod'
 	@echo '  make selftests-repeat ARCH=A  the selftests that differed between prod and prod-off in a'
 	@echo '                         full run, repeated on both (userspace/selftests-repeat/flaky.list)'
-	@echo '  make lint              rustfmt --check, clippy (CLIPPY=1), checkpatch, compile-fail checks'
+	@echo '  make lint              rustfmt --check, clippy (CLIPPY=1), checkpatch, compile-fail checks,'
+	@echo '                         and host tests of the scripts (splat verdicts, make mutate'"'"'s process)'
 	@echo '  make fmt               rustfmt our Rust in place'
-	@echo '  make mutate ARCH=A     break each rule in scripts/mutations.txt, expect a test to fail (slow)'
+	@echo '  make mutate ARCH=A [FLAVOR=F] [MUTATIONS="name ..."]   break each rule of'
+	@echo '                         scripts/mutations.txt (or those named) in turn, expect a KUnit failure'
+	@echo '                         (slow: a kernel rebuild each); after a passing unmutated baseline;'
+	@echo '                         records build/results/mutate-A[-F].json and docs/mutations.md (A may be all)'
 	@echo '  make clean             remove the build output, keep the extracted tree'
 	@echo '  make distclean         remove build/ entirely'
 
@@ -118,8 +124,12 @@ fmt: prepare
 	@/usr/bin/rustfmt --edition 2021 --config-path build/linux/.rustfmt.toml \
 		$$(git ls-files -co --exclude-standard -- '*.rs')
 
+# FLAVOR: none unless given (the KUnit kernel of make kunit); MUTATIONS: names.
+mutate_flavor = $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR))
 mutate: prepare
-	@scripts/mutate.sh $(ARCH)
+	@rc=0; for a in $(arches); do \
+		scripts/mutate.sh $$a $(if $(mutate_flavor),--flavour $(mutate_flavor)) $(MUTATIONS) || rc=1; \
+	done; exit $$rc
 
 series: prepare
 	@scripts/series.py
@@ -134,6 +144,8 @@ test: prepare
 	@scripts/timed.sh series-check scripts/series-check.sh
 	@scripts/timed.sh kunit-x86_64-debug scripts/kunit.sh x86_64 debug
 	@scripts/timed.sh kunit-arm64 scripts/kunit.sh arm64
+	@scripts/timed.sh mutate-sample-arm64 scripts/mutate.sh arm64 --sample 2 \
+		--baseline-from build/results/kunit-arm64.json
 	@scripts/timed.sh stress-x86_64 scripts/stress.sh x86_64 60 prod-debug
 	@scripts/summary.sh
 
@@ -146,6 +158,7 @@ check-full: prepare
 	@$(MAKE) --no-print-directory stress ARCH=all SECONDS=600 FLAVOR=prod-debug
 	@$(MAKE) --no-print-directory series
 	@$(MAKE) --no-print-directory series-check BISECT=1
+	@$(MAKE) --no-print-directory mutate ARCH=all
 
 clean:
 	rm -rf build/kunit-* build/results build/lint build/mutate*

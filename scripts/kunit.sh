@@ -9,7 +9,9 @@
 # build/results/kunit-ARCH[-FLAVOUR].json. Fails on any failed, crashed or
 # skipped test, on a suite that ran fewer cases than a kunitconfig's
 # "# expect-suite:" line asks for, and on any kernel splat in the log
-# (WARNING, BUG, lockdep, KASAN, bad rss-counter).
+# (scripts/splats.txt: WARNING, BUG, lockdep, KASAN, bad rss-counter, ...).
+# MMRS_KUNIT_JSON writes the JSON elsewhere (make mutate: a mutant's results
+# must not take the place of the suite's own).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,8 +38,8 @@ if [ -n "$flavour" ]; then
 	suffix="-$flavour"
 fi
 out="$REPO/build/kunit-$arch$suffix"
-json="$REPO/build/results/kunit-$arch$suffix.json"
-mkdir -p "$REPO/build/results"
+json=${MMRS_KUNIT_JSON:-"$REPO/build/results/kunit-$arch$suffix.json"}
+mkdir -p "$REPO/build/results" "$(dirname "$json")"
 rm -f "$json"
 
 "$REPO/scripts/prepare-tree.sh"

@@ -195,5 +195,10 @@ echo "lint: boot.sh rerun after QEMU TCG's stale INT3"
 echo "lint: verdicts of boot.sh, stress.sh and kunit-check.py"
 "$REPO/scripts/verdict-test.sh" || rc=1
 
+# make mutate's process (baseline, arch tags, equivalents, records, sample,
+# restoring on an interrupt) with a fake kunit.sh: no kernel.
+echo "lint: make mutate's process (fake kunit.sh)"
+"$REPO/scripts/mutate-test.sh" || rc=1
+
 [ $rc = 0 ] && echo "lint: ok" || echo "lint: FAILED" >&2
 exit $rc

@@ -1,50 +1,179 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mutate.sh [ARCH] [NAME...]: break one rule of the Rust code at a time (the
-# mutations in scripts/mutations.txt), run the KUnit suites, and require that
-# each mutation makes at least one test fail. Restores every file afterwards.
-# Slow (one incremental kernel build per mutation): not part of `make test`.
+# mutate.sh ARCH [--flavour F] [--sample N] [--baseline-from FILE] [NAME...]
+#
+# Mutation testing: breaks one rule at a time (scripts/mutations.txt, read by
+# scripts/mutations.py), runs the KUnit suites (scripts/kunit.sh ARCH [F]) on
+# the KUnit kernel of ARCH, incrementally rebuilt, and requires each mutation
+# to make at least one test fail (a failed or crashed case, a kernel splat, a
+# suite that did not run).
+#
+# - A baseline comes first: the unmutated run, with the mutants' time limit.
+#   If it fails, nothing is mutated and the run fails: a broken or flaky
+#   suite would kill every mutation. --baseline-from FILE takes a kunit.py
+#   JSON of a run just made instead (make test: build/results/kunit-arm64.json).
+# - A mutation tagged for one architecture ("NAME [arm64]") is skipped on the
+#   other; one marked "# equivalent: NAME: why" is not run; both are listed.
+# - --sample N (or MMRS_MUTATE_SAMPLE=N): N mutations that can run on ARCH,
+#   chosen from the HEAD commit's hash, so that successive commits rotate
+#   through the list (make test runs 2 on arm64).
+# - NAMEs: only those (make mutate MUTATIONS="...").
+# - Records: build/results/mutate-ARCH[-F].json (a sample:
+#   mutate-sample-ARCH[-F].json): each mutation's file, verdict (killed,
+#   survived, broken-build, error, stale, skipped, equivalent), the tests that
+#   failed and the seconds it took; a run of some NAMEs updates their records
+#   in it. After a run that is not a sample, scripts/mutations-report.py
+#   rewrites docs/mutations.md. Logs: build/mutate/ARCH[-F]/NAME.log.
+# - The mutated file is restored on any exit, Ctrl-C included (and the tree
+#   prepared again after a mutation of patches/, which prepare-tree.sh
+#   applies). Holds the machine's kernel-build lock throughout: no other
+#   build sees a mutated source.
+#
+# Fails if a mutation survives, does not build, fails otherwise (error) or no
+# longer applies (stale). MMRS_MUTATE_TIMEOUT: seconds a KUnit boot may take
+# (default 180: a mutation may livelock a fault). For scripts/mutate-test.sh
+# only: MMRS_KUNIT_SH and MMRS_PREPARE_SH replace scripts/kunit.sh and
+# scripts/prepare-tree.sh, MMRS_MUTATE_SEED the commit hash.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-arch=${1:-x86_64}
-shift || true
+. "$REPO/scripts/env.sh"
+usage="usage: mutate.sh x86_64|arm64 [--flavour F] [--sample N] [--baseline-from FILE] [NAME...]"
+arch=${1:?$usage}
+shift
+case "$arch" in
+x86_64|arm64) ;;
+*) echo "mutate: ARCH must be x86_64 or arm64, not '$arch'" >&2; exit 2 ;;
+esac
+flavour= sample=${MMRS_MUTATE_SAMPLE:-} base_from= names=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--flavour|--flavor) flavour=${2:?$usage}; shift 2 ;;
+	--flavour=*|--flavor=*) flavour=${1#*=}; shift ;;
+	--sample) sample=${2:?$usage}; shift 2 ;;
+	--sample=*) sample=${1#*=}; shift ;;
+	--baseline-from) base_from=${2:?$usage}; shift 2 ;;
+	--baseline-from=*) base_from=${1#*=}; shift ;;
+	-*) echo "$usage" >&2; exit 2 ;;
+	*) names+=("$1"); shift ;;
+	esac
+done
+[ -z "$sample" ] || [[ $sample =~ ^[0-9]+$ ]] || { echo "mutate: --sample takes a number" >&2; exit 2; }
+KUNIT=${MMRS_KUNIT_SH:-"$REPO/scripts/kunit.sh"}
+PREPARE=${MMRS_PREPARE_SH:-"$REPO/scripts/prepare-tree.sh"}
+tmo=${MMRS_MUTATE_TIMEOUT:-180}
+M="python3 $REPO/scripts/mutations.py"
+label=$arch${flavour:+-$flavour}
+W="$REPO/build/mutate/$label"
+R="$REPO/build/results"
+if [ -n "$sample" ]; then
+	kind=sample out="$R/mutate-sample-$label.json"
+elif [ ${#names[@]} -gt 0 ]; then
+	kind=subset out="$R/mutate-$label.json"
+else
+	kind=full out="$R/mutate-$label.json"
+fi
 cd "$REPO"
-survived=0
-killed=0
-while IFS= read -r line; do
-	case "$line" in ''|\#*) continue ;; esac
-	name=${line%% @@ *}; rest=${line#* @@ }
-	file=${rest%% @@ *}; rest=${rest#* @@ }
-	old=${rest%% @@ *}; new=${rest#* @@ }
-	if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
-	cp "$file" "$file.orig"
-	python3 - "$file" "$old" "$new" <<'PY' || { mv "$file.orig" "$file"; echo "mutate: $name: pattern not found in $file"; survived=$((survived+1)); continue; }
-import sys
-p, old, new = (a.replace("\\n", "\n") for a in sys.argv[1:4])
-s = open(p).read()
-if s.count(old) != 1:
-    sys.exit(1)
-open(p, "w").write(s.replace(old, new))
-PY
-	# A mutation may livelock a fault (retried forever): bound each boot.
-	if scripts/kunit.sh "$arch" --timeout=180 > "build/mutate-$name.log" 2>&1; then
-		echo "mutate: SURVIVED $name ($file)"
-		survived=$((survived+1))
-	elif grep -q 'kunit-check: no results' "build/mutate-$name.log"; then
-		# A mutation that does not build says nothing about the tests.
-		echo "mutate: BROKEN BUILD $name ($file): see build/mutate-$name.log"
-		survived=$((survived+1))
-	else
-		fails=$(grep -E '\[FAILED\]|\[CRASHED\]|kunit-check: kernel log' "build/mutate-$name.log" | head -n 3 | tr '\n' ' ')
-		echo "mutate: killed $name: $fails"
-		killed=$((killed+1))
+
+seed=
+if [ -n "$sample" ]; then
+	seed=${MMRS_MUTATE_SEED:-$(git -C "$REPO" rev-parse HEAD 2>/dev/null)}
+	[ -n "$seed" ] || { echo "mutate: --sample needs a commit (or MMRS_MUTATE_SEED)" >&2; exit 2; }
+fi
+planned=$($M plan "$arch" ${sample:+--sample "$sample" --seed "$seed"} "${names[@]}") || exit 2
+
+# The file being mutated, its copy, and the KUnit run in flight.
+cur= child=
+restore() {
+	if [ -n "$child" ]; then
+		# all of it gone (no compiler still writing an object of the
+		# mutant) before the file is restored
+		kill -TERM -- "-$child" 2>/dev/null
+		wait "$child" 2>/dev/null
+		for _ in $(seq 100); do kill -0 -- "-$child" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL -- "-$child" 2>/dev/null
+		child=
 	fi
-	mv "$file.orig" "$file"
-	# A new timestamp: the copy is older than the mutated build, which make
-	# would otherwise keep, carrying this mutation into the next run.
-	touch "$file"
-done < scripts/mutations.txt
-echo "mutate: $killed killed, $survived survived"
-[ $survived = 0 ]
+	[ -n "$cur" ] || return 0
+	# cp, not mv: a new timestamp, newer than anything built from the
+	# mutant, so that make rebuilds it.
+	cp "$W/orig/file" "$cur" && touch "$cur" || echo "mutate: could not restore $cur from $W/orig/file" >&2
+	if [[ $cur == patches/* ]]; then
+		"$PREPARE" >"$W/prepare.log" 2>&1 ||
+			echo "mutate: prepare-tree.sh failed after restoring $cur: see ${W#$REPO/}/prepare.log" >&2
+	fi
+	cur=
+}
+trap restore EXIT
+trap 'echo "mutate: interrupted; restoring ${cur:-nothing}" >&2; exit 130' INT TERM HUP
+
+# kunit OUT LOG: the KUnit run, in a session of its own so that an interrupt
+# can stop all of it (kunit.py, make, QEMU) before the file is restored.
+kunit() {
+	local r
+	MMRS_KUNIT_JSON=$1 setsid -w "$KUNIT" "$arch" ${flavour:+"$flavour"} --timeout="$tmo" >"$2" 2>&1 &
+	child=$!
+	wait "$child"
+	r=$?
+	child=
+	return $r
+}
+
+start=$(date +%s)
+if [ -n "$base_from" ]; then
+	if ! passed=$($M baseline "$base_from"); then
+		echo "mutate: not mutating: no passing baseline" >&2
+		exit 1
+	fi
+	base="$passed (${base_from#$REPO/})"
+fi
+
+mm_rs_build_lock
+rm -rf "$W"
+mkdir -p "$W/orig" "$R"
+records="$W/records.jsonl"
+: > "$records"
+if [ -n "$base_from" ]; then
+	echo "mutate: $label baseline: ${base_from#$REPO/}, $passed"
+else
+	echo "mutate: $label baseline: the unmutated KUnit run (log: ${W#$REPO/}/baseline.log)"
+	t0=$(date +%s)
+	if ! kunit "$W/baseline.json" "$W/baseline.log" || ! passed=$($M baseline "$W/baseline.json"); then
+		tail -n 20 "$W/baseline.log" >&2
+		echo "mutate: $label: the baseline (unmutated) KUnit run failed; not mutating. Log: ${W#$REPO/}/baseline.log" >&2
+		exit 1
+	fi
+	base="$passed in $(( $(date +%s) - t0 ))s"
+	echo "mutate: $label baseline: $base"
+fi
+
+while IFS=$'\t' read -r action name file why; do
+	[ -n "$name" ] || continue
+	case "$action" in
+	skip) $M result "$records" "$name" "$file" 0 --verdict skipped --why "$why"; continue ;;
+	equivalent) $M result "$records" "$name" "$file" 0 --verdict equivalent --why "$why"; continue ;;
+	esac
+	t0=$(date +%s)
+	log="$W/$name.log"
+	cp -p "$file" "$W/orig/file" || { echo "mutate: cannot copy $file" >&2; exit 1; }
+	cur=$file
+	if ! $M apply "$name" 2>"$log"; then
+		cur=
+		$M result "$records" "$name" "$file" 0 --verdict stale --why "$(cat "$log")"
+		continue
+	fi
+	kunit "$W/$name.json" "$log"
+	krc=$?
+	restore
+	$M result "$records" "$name" "$file" $(( $(date +%s) - t0 )) --run "$W/$name.json" "$log" "$krc"
+done <<< "$planned"
+
+merge=
+[ "$kind" = subset ] && merge=--merge
+summary=$($M record "$out" "$arch" "$flavour" "$kind" "$records" --baseline "$base" $merge) || exit 1
+echo "mutate: $label ($kind, $(( $(date +%s) - start ))s): $summary; record: ${out#$REPO/}"
+if [ "$kind" != sample ]; then
+	python3 "$REPO/scripts/mutations-report.py" || echo "mutate: docs/mutations.md not written" >&2
+fi
+! grep -qE '"verdict": "(survived|broken-build|error|stale)"' "$records"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The closing lines of `make test`: how long each step took, one line a KUnit
-# run and a selftest boot, then the total.
+# run, a selftest boot, a stress run and the mutation sample, then the total.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 if [ -f "$REPO/build/results/times.txt" ]; then
@@ -12,10 +12,20 @@ fi
 # has none): KUnit runs, selftest boots, stress runs.
 shopt -s nullglob
 python3 - "$REPO"/build/results/kunit-*.json "$REPO"/build/results/selftests-*-test.tap \
-	"$REPO"/build/results/stress-*.txt <<'PY'
+	"$REPO"/build/results/stress-*.txt "$REPO"/build/results/mutate-sample-*.json <<'PY'
 import json, sys
 tp = tf = 0
 for path in sys.argv[1:]:
+    if path.rsplit("/", 1)[-1].startswith("mutate-sample-"):
+        # make test's rotating mutation sample (scripts/mutate.sh --sample):
+        # not tests, so not in the totals; its step fails on a survivor.
+        d = json.load(open(path))
+        c = d.get("counts", {})
+        label = d["arch"] + (f"-{d['flavour']}" if d.get("flavour") else "")
+        names = ", ".join(r["name"] for r in d.get("mutations", []))
+        print(f"summary: mutate sample {label}: {c.get('killed', 0)} killed, "
+              f"{c.get('survived', 0)} survived" + (f" ({names})" if names else ""))
+        continue
     if path.endswith(".txt"):
         last = open(path).read().strip().splitlines()[-1:] or ["(empty)"]
         ok = last[0].endswith(": passed")

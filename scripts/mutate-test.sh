@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mutate-test.sh: host test of make mutate's process (scripts/mutate.sh,
+# scripts/mutations.py), with no kernel: a copy of the scripts in a
+# temporary repository with a list of its own, a fake kunit.sh
+# (MMRS_KUNIT_SH) that fails the cases a marker in the sources asks for, and
+# a fake prepare-tree.sh (MMRS_PREPARE_SH) that copies patches/ into a fake
+# tree, which the fake kunit.sh reads. Checks: a failing baseline aborts
+# with nothing mutated; killed, survived, broken-build, a splat kill, an
+# arch-tagged mutation skipped on the other architecture, an equivalent one
+# not run; a patch mutation reaches the tree and the tree is prepared again
+# afterwards; every file is restored, also after SIGINT and SIGTERM in the
+# middle of a run; the JSON records, the sample (deterministic, arch-aware,
+# --baseline-from), summary.sh's line and docs/mutations.md. Used by make lint.
+set -uo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+R="$tmp/repo"
+mkdir -p "$R/scripts" "$R/mm-rs/anon" "$R/mm-rs/exec_ra" "$R/mm-rs/pt_reclaim" "$R/patches" \
+	"$R/docs" "$tmp/tree"
+cp "$SRC"/scripts/{mutate.sh,mutations.py,mutations-report.py,mutations-check.py,env.sh,summary.sh} "$R/scripts/"
+echo 'fn order() { rule(1); rule(2); rule(3) }' > "$R/mm-rs/anon/order.rs"
+echo 'fn exec() { sz(16) }' > "$R/mm-rs/exec_ra/order.rs"
+echo 'fn zap() { ok() }' > "$R/mm-rs/pt_reclaim/zap.rs"
+echo 'int f(int a, int b) { return a + b; }' > "$R/mm-rs/sysfs.c"
+printf -- '--- a/mm/khugepaged.c\n+++ b/mm/khugepaged.c\n@@ -1,2 +1,3 @@\n int x;\n+\tflush(1);\n int y;\n' \
+	> "$R/patches/0006-fake.patch"
+cat > "$R/scripts/mutations.txt" <<'EOF'
+# test list
+kill-me @@ mm-rs/anon/order.rs @@ rule(1) @@ rule(KILL)
+survive-me @@ mm-rs/anon/order.rs @@ rule(2) @@ rule(SURVIVE)
+splat-me @@ mm-rs/anon/order.rs @@ rule(3) @@ rule(SPLAT)
+arm-only [arm64] @@ mm-rs/exec_ra/order.rs @@ sz(16) @@ sz(KILL)
+# equivalent: same-me: addition commutes
+same-me @@ mm-rs/sysfs.c @@ a + b @@ b + a
+broken-me @@ mm-rs/pt_reclaim/zap.rs @@ ok() @@ BROKEN()
+patch-me @@ patches/0006-fake.patch @@ +	flush(1); @@ +	flush(KILL);
+EOF
+(cd "$R" && find mm-rs patches scripts/mutations.txt -type f -exec md5sum {} + | sort) > "$tmp/pristine"
+
+# The fake tree: patches/ copied by the fake prepare-tree.sh.
+cat > "$tmp/prepare.sh" <<'EOS'
+#!/bin/bash
+echo "prepare ${FAKE_BY:-mutate}" >> "$FAKE_DIR/calls"
+rm -rf "$FAKE_DIR/tree" && cp -r "$FAKE_REPO/patches" "$FAKE_DIR/tree"
+EOS
+# The fake kunit.sh: prepares the tree as kunit.sh does, then fails as the
+# markers in the sources and the tree say.
+cat > "$tmp/kunit.sh" <<'EOS'
+#!/bin/bash
+echo "kunit $*" >> "$FAKE_DIR/calls"
+FAKE_BY=kunit "$MMRS_PREPARE_SH"
+src=$(cat "$FAKE_REPO"/mm-rs/*/*.rs "$FAKE_REPO"/mm-rs/*.c "$FAKE_DIR"/tree/*)
+case "$src" in *SLEEP*) echo $$ > "$FAKE_DIR/sleeping"; sleep 60 ;; esac
+pass='{"name": "KUnit Test Group", "sub_groups": [{"name": "mm_rs_anon_order", "sub_groups": [], "test_cases": [{"name": "allowable_orders_knobs", "status": "PASS"}, {"name": "random_cases", "status": "PASS"}]}], "test_cases": []}'
+if [[ $src == *BROKEN* ]]; then
+	echo "error[E0425]: cannot find function BROKEN"
+	echo "kunit-check: no results: [Errno 2] No such file or directory"
+	exit 1
+fi
+if [ -n "${FAKE_BASELINE_FAIL:-}" ] || [[ $src == *KILL* ]]; then
+	echo "${pass/\"allowable_orders_knobs\", \"status\": \"PASS\"/\"allowable_orders_knobs\", \"status\": \"FAIL\"}" > "$MMRS_KUNIT_JSON"
+	echo "kunit-check: mm_rs_anon_order.allowable_orders_knobs: FAIL"
+	exit 1
+fi
+echo "$pass" > "$MMRS_KUNIT_JSON"
+if [[ $src == *SPLAT* ]]; then
+	echo "kunit-check: kernel log: [   12.5] WARNING: CPU: 0 PID: 1 at mm/memory.c:1 x+0x1/0x2"
+	exit 1
+fi
+exit 0
+EOS
+chmod +x "$tmp/prepare.sh" "$tmp/kunit.sh"
+
+rc=0
+fail() { echo "mutate-test: $*" >&2; rc=1; }
+export FAKE_DIR=$tmp FAKE_REPO=$R MMRS_KUNIT_SH=$tmp/kunit.sh MMRS_PREPARE_SH=$tmp/prepare.sh \
+	MM_RS_BUILD_LOCK=$tmp/lock MMRS_MUTATE_SEED=0123456789abcdef
+unset MM_RS_BUILD_LOCKED MMRS_MUTATE_SAMPLE
+# mutate ARGS...: runs mutate.sh; sets mrc, out (its stdout) and calls
+mutate() {
+	rm -f "$tmp/calls"
+	out=$("$R/scripts/mutate.sh" "$@" 2>"$tmp/err")
+	mrc=$?
+	calls=$(cat "$tmp/calls" 2>/dev/null)
+}
+pristine() {
+	(cd "$R" && find mm-rs patches scripts/mutations.txt -type f -exec md5sum {} + | sort) |
+		cmp -s - "$tmp/pristine" || fail "$1: the sources are not restored"
+	! grep -rq 'KILL\|SLEEP' "$tmp/tree" || fail "$1: the tree still has the patch mutation"
+}
+verdicts() { python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(r["name"] + "=" + r["verdict"] for r in d["mutations"]))' "$1"; }
+
+python3 "$R/scripts/mutations-check.py" >/dev/null || fail "mutations-check.py rejects the test list"
+
+# A failing baseline: nothing mutated, one KUnit run, exit 1.
+FAKE_BASELINE_FAIL=1 mutate x86_64
+[ "$mrc" = 1 ] && [ "$(grep -c '^kunit' <<< "$calls")" = 1 ] && grep -q 'baseline (unmutated) KUnit run failed' "$tmp/err" ||
+	fail "a failing baseline: exit $mrc, calls: $calls"
+pristine "a failing baseline"
+
+# The whole list on x86_64.
+mutate x86_64
+want="kill-me=killed survive-me=survived splat-me=killed arm-only=skipped same-me=equivalent broken-me=broken-build patch-me=killed"
+got=$(verdicts "$R/build/results/mutate-x86_64.json")
+[ "$got" = "$want" ] || fail "x86_64 verdicts: $got (want $want)"
+[ "$mrc" = 1 ] || fail "a survivor and a broken build: exit $mrc, want 1"
+grep -q '^kunit x86_64 --timeout=180$' <<< "$calls" || fail "kunit.sh called as: $calls"
+# the baseline and 5 mutants; the tree prepared again after the patch mutation
+[ "$(grep -c '^kunit' <<< "$calls")" = 6 ] || fail "x86_64: $(grep -c '^kunit' <<< "$calls") KUnit runs, want 6"
+[ "$(grep -c '^prepare mutate' <<< "$calls")" = 1 ] && [ "$(tail -n 1 <<< "$calls")" = "prepare mutate" ] ||
+	fail "the tree is not prepared again after the patch mutation (the last): $calls"
+python3 - "$R/build/results/mutate-x86_64.json" <<'EOP' || fail "the x86_64 record"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {m["name"]: m for m in d["mutations"]}
+assert d["arch"] == "x86_64" and d["kind"] == "full" and "2 passed" in d["baseline"], d
+assert r["kill-me"]["killed_by"] == ["mm_rs_anon_order.allowable_orders_knobs: FAIL"], r["kill-me"]
+assert r["splat-me"]["killed_by"][0].startswith("kernel log: "), r["splat-me"]
+assert r["kill-me"]["decision"] == "anon order" and r["patch-me"]["decision"] == "pt reclaim"
+assert r["same-me"]["why"] == "addition commutes" and r["arm-only"]["why"] == "arm64 only"
+assert all(isinstance(m["seconds"], int) for m in d["mutations"])
+assert d["counts"]["killed"] == 3 and d["counts"]["survived"] == 1
+EOP
+pristine "x86_64"
+cp "$R/build/mutate/x86_64/baseline.json" "$tmp/base.json"
+
+# arm64 runs the tagged one; some names only, with a flavour.
+mutate arm64 arm-only kill-me
+[ "$(verdicts "$R/build/results/mutate-arm64.json")" = "kill-me=killed arm-only=killed" ] && [ "$mrc" = 0 ] ||
+	fail "arm64 arm-only kill-me: exit $mrc, $(verdicts "$R/build/results/mutate-arm64.json")"
+mutate x86_64 --flavour debug kill-me
+grep -q '^kunit x86_64 debug --timeout=180$' <<< "$calls" && [ -f "$R/build/results/mutate-x86_64-debug.json" ] ||
+	fail "--flavour debug: kunit.sh called as: $calls"
+# a run of some names updates their records only
+mutate x86_64 survive-me
+[ "$(verdicts "$R/build/results/mutate-x86_64.json")" = "$want" ] || fail "a subset run lost records"
+mutate x86_64 no-such-mutation
+[ "$mrc" = 2 ] || fail "an unknown mutation: exit $mrc, want 2"
+pristine "the subset runs"
+
+# docs/mutations.md
+rm -f "$R/build/results/mutate-x86_64-debug.json"
+python3 "$R/scripts/mutations-report.py" >/dev/null
+md="$R/docs/mutations.md"
+grep -qx '| \*\*overall\*\* | 3/5 (60%) | 2/2 (100%) |' "$md" &&
+	grep -qx '| pt reclaim | 1/2 (50%) | - |' "$md" &&
+	grep -q '^| arm-only \[arm64\] | `mm-rs/exec_ra/order.rs` | skipped | killed |' "$md" &&
+	grep -q '^| same-me | `mm-rs/sysfs.c` | equivalent | equivalent | equivalent: addition commutes |' "$md" &&
+	grep -q '^| kill-me | .* | killed | killed | x86_64: `mm_rs_anon_order.allowable_orders_knobs: FAIL`' "$md" &&
+	grep -q '^- same-me (`mm-rs/sysfs.c`): addition commutes' "$md" ||
+	{ fail "docs/mutations.md:"; cat "$md" >&2; }
+
+# The sample: deterministic, never an equivalent or another arch's mutation.
+mutate x86_64 --sample 2
+s1=$(verdicts "$R/build/results/mutate-sample-x86_64.json")
+mutate x86_64 --sample 2
+s2=$(verdicts "$R/build/results/mutate-sample-x86_64.json")
+[ "$s1" = "$s2" ] && [ "$(wc -w <<< "$s1")" = 2 ] || fail "two samples of one commit: '$s1', '$s2'"
+MMRS_MUTATE_SEED=1 mutate x86_64 --sample 9
+[ "$(wc -w <<< "$(verdicts "$R/build/results/mutate-sample-x86_64.json")")" = 5 ] ||
+	fail "a sample larger than the list: $(verdicts "$R/build/results/mutate-sample-x86_64.json")"
+for s in 0 3 5 a c f; do
+	MMRS_MUTATE_SEED=$s "$R/scripts/mutate.sh" x86_64 --sample 1 --baseline-from "$tmp/base.json" 2>/dev/null
+done | grep -qE '(arm-only|same-me)' && fail "a sample picked an arm64 or equivalent mutation"
+# --baseline-from: a passing run is used, not run again; a failing one aborts.
+MMRS_MUTATE_SAMPLE=1 mutate x86_64 --baseline-from "$tmp/base.json"
+[ "$(grep -c '^kunit' <<< "$calls")" = 1 ] && grep -q 'baseline: .*base.json, 2 passed' <<< "$out" ||
+	fail "--baseline-from: calls $calls; $out"
+sed -i 's/"PASS"/"FAIL"/' "$tmp/base.json"
+mutate x86_64 --sample 2 --baseline-from "$tmp/base.json"
+[ "$mrc" = 1 ] && [ -z "$calls" ] || fail "--baseline-from a failed run: exit $mrc, calls: $calls"
+# summary.sh's line for the sample
+mkdir -p "$R/build/results"
+MMRS_MUTATE_SEED=0123456789abcdef mutate x86_64 --sample 2
+k=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["counts"]["killed"], d["counts"]["survived"])' \
+	"$R/build/results/mutate-sample-x86_64.json")
+sum=$("$R/scripts/summary.sh" 2>&1)
+grep -q "^summary: mutate sample x86_64: ${k% *} killed, ${k#* } survived" <<< "$sum" ||
+	fail "summary.sh: $sum"
+pristine "the samples"
+
+# An interrupt in the middle of a run restores the file, and the tree after a
+# patch mutation, and stops the KUnit run.
+sed -i 's/+\tflush(KILL);$/+\tflush(SLEEP);/; s/rule(KILL)$/rule(SLEEP)/' "$R/scripts/mutations.txt"
+(cd "$R" && find mm-rs patches scripts/mutations.txt -type f -exec md5sum {} + | sort) > "$tmp/pristine"
+for sig in INT TERM; do
+	for m in kill-me patch-me; do
+		rm -f "$tmp/sleeping"
+		python3 - "$R/scripts/mutate.sh" "$m" "$sig" "$tmp/sleeping" > "$tmp/int.out" 2>&1 <<'EOP'
+import os, signal, subprocess, sys, time
+# a terminal's Ctrl-C: SIGINT not ignored, whatever this test inherited
+p = subprocess.Popen([sys.argv[1], "x86_64", sys.argv[2]], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+for _ in range(300):
+    if os.path.exists(sys.argv[4]):
+        break
+    time.sleep(0.1)
+else:
+    sys.exit("the mutant never ran")
+pid = int(open(sys.argv[4]).read())
+p.send_signal(getattr(signal, "SIG" + sys.argv[3]))
+rc = p.wait(timeout=30)
+time.sleep(0.2)
+try:
+    os.killpg(pid, 0)
+    sys.exit(f"the KUnit run (process group {pid}) still runs")
+except ProcessLookupError:
+    pass
+sys.exit(0 if rc == 130 else f"exit {rc}, want 130")
+EOP
+		[ $? = 0 ] || fail "SIG$sig during $m: $(cat "$tmp/int.out")"
+		pristine "SIG$sig during $m"
+	done
+done
+
+[ $rc = 0 ] && echo "mutate-test: ok"
+exit $rc

@@ -1,0 +1,545 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The mutations of scripts/mutations.txt: parsing, checks, plans, verdicts,
+records and the report. scripts/mutate.sh drives it; mutations-check.py
+(make lint) and mutations-report.py are its other entry points.
+
+scripts/mutations.txt, one mutation a line:
+
+    NAME @@ FILE @@ ORIGINAL @@ MUTATED
+    NAME [ARCH] @@ FILE @@ ORIGINAL @@ MUTATED
+
+"\\n" in ORIGINAL and MUTATED is a newline; ORIGINAL must occur exactly once
+in FILE. "[ARCH]" (x86_64 or arm64) runs the mutation on that architecture
+only: on the other it is skipped, not survived. A comment line
+
+    # equivalent: NAME: why
+
+marks NAME as an equivalent mutation, one no test can kill because the
+program means the same with it; it stays checked (its ORIGINAL must still
+apply) but is not run, and the report lists it with the argument.
+
+Subcommands (for mutate.sh):
+  check                          what mutations-check.py prints
+  plan ARCH [--sample N --seed HEX] [NAME...]
+                                 one line a mutation: ACTION<TAB>NAME<TAB>FILE<TAB>WHY,
+                                 ACTION run, skip or equivalent
+  apply NAME                     write the mutation into its file
+  baseline FILE                  a kunit.py JSON every case of which passed
+  verdict JSON LOG RC            VERDICT<TAB>KILLERS of one run
+  result RECORDS NAME FILE SECONDS (--verdict V [--why W] | --run JSON LOG RC)
+                                 append a mutation's record, print its line
+  record OUT ARCH FLAVOUR KIND RECORDS [--baseline TEXT] [--merge]
+                                 the run's JSON (RECORDS: one JSON object a line)
+  report [--out FILE] [JSON...]  docs/mutations.md from the runs' JSON
+"""
+import datetime
+import fnmatch
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIST = os.path.join(REPO, "scripts", "mutations.txt")
+ARCHES = ("x86_64", "arm64")
+NAME_RE = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)(?: \[([a-z0-9_]+)\])?")
+EQUIV_RE = re.compile(r"#\s*equivalent:\s*([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:\s*(.*)")
+
+# The decision a file belongs to: first match wins.
+DECISIONS = [
+    ("anon order", ["mm-rs/anon/order.rs", "mm-rs/anon/policy.rs", "rust/kernel/mm/order.rs",
+                    "rust/kernel/mm/thp.rs"]),
+    ("anon fault", ["mm-rs/anon/fault.rs", "mm-rs/anon/alloc.rs", "mm-rs/fault.c",
+                    "rust/kernel/mm/pgtable.rs", "rust/kernel/mm/fault.rs",
+                    "rust/kernel/mm/folio.rs", "rust/kernel/mm.rs"]),
+    ("exec readahead", ["mm-rs/exec_ra/*", "mm-rs/exec_ra.rs", "patches/0008-*",
+                        "patches/0009-*"]),
+    ("pt reclaim", ["mm-rs/pt_reclaim/*", "mm-rs/pt_reclaim.rs", "rust/kernel/mm/pmd.rs",
+                    "patches/0005-*", "patches/0006-*", "patches/0007-*"]),
+    ("sysfs/switches", ["mm-rs/sysfs.c"]),
+    ("C glue", ["patches/*"]),
+]
+VERDICTS = ("killed", "survived", "broken-build", "error", "stale", "skipped", "equivalent")
+FAILING = ("survived", "broken-build", "error", "stale")
+
+
+def decision(path):
+    for name, globs in DECISIONS:
+        if any(fnmatch.fnmatch(path, g) for g in globs):
+            return name
+    return "other"
+
+
+class Mutation:
+    def __init__(self, n, name, arch, file, old, new):
+        self.line, self.name, self.arch, self.file = n, name, arch, file
+        self.old, self.new = old.replace("\\n", "\n"), new.replace("\\n", "\n")
+        self.equivalent = None
+
+    def applies_to(self, arch):
+        return self.arch is None or self.arch == arch
+
+
+def parse(path=LIST):
+    """(mutations in file order, [problem, ...])"""
+    muts, errs, equiv, names = [], [], [], {}
+    for n, line in enumerate(open(path), 1):
+        line = line.rstrip("\n")
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            m = EQUIV_RE.fullmatch(line)
+            if m:
+                equiv.append((n, m.group(1), m.group(2).strip()))
+            elif re.match(r"#\s*equivalent", line):
+                errs.append(f"mutations.txt:{n}: not '# equivalent: NAME: why'")
+            continue
+        parts = line.split(" @@ ", 3)
+        if len(parts) != 4:
+            errs.append(f"mutations.txt:{n}: not NAME [ARCH] @@ FILE @@ ORIGINAL @@ MUTATED")
+            continue
+        m = NAME_RE.fullmatch(parts[0])
+        if not m:
+            errs.append(f"mutations.txt:{n}: '{parts[0]}' is not NAME or NAME [ARCH]")
+            continue
+        name, arch = m.group(1), m.group(2)
+        if arch is not None and arch not in ARCHES:
+            errs.append(f"mutations.txt:{n}: {name}: [{arch}] is not one of {', '.join(ARCHES)}")
+        if name in names:
+            errs.append(f"mutations.txt:{n}: {name}: a second mutation of that name")
+            continue
+        mut = Mutation(n, name, arch, parts[1], parts[2], parts[3])
+        names[name] = mut
+        muts.append(mut)
+    for n, name, why in equiv:
+        if name not in names:
+            errs.append(f"mutations.txt:{n}: equivalent: no mutation {name}")
+        elif not why:
+            errs.append(f"mutations.txt:{n}: equivalent: {name}: say why")
+        elif names[name].equivalent is not None:
+            errs.append(f"mutations.txt:{n}: equivalent: {name} a second time")
+        else:
+            names[name].equivalent = why
+    return muts, errs
+
+
+def read(path):
+    with open(os.path.join(REPO, path)) as f:
+        return f.read()
+
+
+def mutated_text(m):
+    """The mutated contents of m's file, or raise ValueError."""
+    s = read(m.file)
+    count = s.count(m.old)
+    if count != 1:
+        raise ValueError(f"ORIGINAL occurs {count} times in {m.file}, not once")
+    if m.old == m.new:
+        raise ValueError("MUTATED is ORIGINAL")
+    return s.replace(m.old, m.new)
+
+
+def patch_problems(m, text):
+    """A mutation of patches/*.patch must still apply (prepare-tree.sh removes
+    build/linux when a patch does not): it may change only added lines, one
+    for one, and no other patch may use a line it changes as context."""
+    a, b = read(m.file).split("\n"), text.split("\n")
+    if len(a) != len(b):
+        return ["changes the number of lines of the patch (its hunk counts)"]
+    out = []
+    changed = [(x, y) for x, y in zip(a, b) if x != y]
+    for x, y in changed:
+        if not (x.startswith("+") and y.startswith("+")) or x.startswith("+++"):
+            out.append(f"changes a line that is not an added line: {x!r}")
+    for p in sorted(glob.glob(os.path.join(REPO, "patches", "*.patch"))):
+        if os.path.relpath(p, REPO) == m.file:
+            continue
+        lines = set(open(p, errors="replace").read().split("\n"))
+        for x, _ in changed:
+            if " " + x[1:] in lines or "-" + x[1:] in lines:
+                out.append(f"{os.path.relpath(p, REPO)} has the changed line {x[1:]!r} as context")
+    return out
+
+
+def check():
+    muts, errs = parse()
+    bad = list(errs)
+    for m in muts:
+        try:
+            text = mutated_text(m)
+        except (OSError, ValueError) as e:
+            bad.append(f"mutations.txt:{m.line}: {m.name}: {e}")
+            continue
+        if m.file.startswith("patches/"):
+            bad += [f"mutations.txt:{m.line}: {m.name}: {e}" for e in patch_problems(m, text)]
+    for b in bad:
+        print(b)
+    eq = sum(1 for m in muts if m.equivalent)
+    tagged = sum(1 for m in muts if m.arch)
+    print(f"mutations: {len(muts)} mutations ({tagged} for one architecture, {eq} equivalent),"
+          f" {len(bad)} stale")
+    return 1 if bad else 0
+
+
+def by_name(muts, name):
+    for m in muts:
+        if m.name == name:
+            return m
+    return None
+
+
+def plan(args):
+    arch, sample, seed, names = None, None, None, []
+    it = iter(args)
+    for a in it:
+        if a == "--sample":
+            sample = int(next(it))
+        elif a == "--seed":
+            seed = next(it)
+        elif arch is None:
+            arch = a
+        else:
+            names.append(a)
+    muts, errs = parse()
+    if errs:
+        print("\n".join(errs), file=sys.stderr)
+        return 2
+    unknown = [n for n in names if by_name(muts, n) is None]
+    if unknown:
+        print(f"mutations: no mutation {', '.join(unknown)} in scripts/mutations.txt",
+              file=sys.stderr)
+        return 2
+    if names:
+        muts = [m for m in muts if m.name in names]
+    rows = []
+    if sample is not None:
+        # A rotating sample: N of the mutations that can run here, spread
+        # over the list from a point the commit chooses.
+        cands = [m for m in muts if m.applies_to(arch) and not m.equivalent]
+        if not seed:
+            print("mutations: --sample needs --seed", file=sys.stderr)
+            return 2
+        if cands and sample > 0:
+            h = int(seed, 16)
+            n = min(sample, len(cands))
+            stride = max(1, len(cands) // n)
+            picks = {(h + i * stride) % len(cands) for i in range(n)}
+            muts = [m for i, m in enumerate(cands) if i in picks]
+        else:
+            muts = []
+    for m in muts:
+        if m.equivalent:
+            rows.append(("equivalent", m, m.equivalent))
+        elif not m.applies_to(arch):
+            rows.append(("skip", m, f"{m.arch} only"))
+        else:
+            rows.append(("run", m, ""))
+    for action, m, why in rows:
+        print(f"{action}\t{m.name}\t{m.file}\t{why}")
+    return 0
+
+
+def apply(name):
+    muts, errs = parse()
+    m = by_name(muts, name)
+    if m is None:
+        print(f"mutations: no mutation {name}", file=sys.stderr)
+        return 2
+    try:
+        text = mutated_text(m)
+        probs = patch_problems(m, text) if m.file.startswith("patches/") else []
+    except (OSError, ValueError) as e:
+        print(f"mutations: {name}: {e}", file=sys.stderr)
+        return 1
+    if probs:
+        print(f"mutations: {name}: " + "; ".join(probs), file=sys.stderr)
+        return 1
+    with open(os.path.join(REPO, m.file), "w") as f:
+        f.write(text)
+    return 0
+
+
+def cases(path):
+    """[(suite.case, status)] of a kunit.py JSON."""
+    out = []
+
+    def walk(node, prefix):
+        name = node.get("name") or ""
+        here = [] if prefix is None else prefix + [name]
+        for c in node.get("test_cases", []) or []:
+            out.append((".".join(here + [c.get("name") or "?"]), c.get("status")))
+        for s in node.get("sub_groups", []) or []:
+            walk(s, here)
+
+    with open(path) as f:
+        walk(json.load(f), None)
+    return out
+
+
+def baseline(path):
+    try:
+        cs = cases(path)
+    except (OSError, ValueError) as e:
+        print(f"mutate: no baseline in {path}: {e}", file=sys.stderr)
+        return 1
+    bad = [(n, s) for n, s in cs if s != "PASS"]
+    for n, s in bad[:10]:
+        print(f"mutate: baseline {n}: {s}", file=sys.stderr)
+    if not cs or bad:
+        print(f"mutate: the baseline {os.path.relpath(path, REPO)} is not a passing run"
+              f" ({len(cs) - len(bad)} passed, {len(bad)} not)", file=sys.stderr)
+        return 1
+    print(f"{len(cs)} passed")
+    return 0
+
+
+def verdict(json_path, log_path, rc):
+    """killed, survived, broken-build or error, and what killed it."""
+    try:
+        log = open(log_path, errors="replace").read().splitlines()
+    except OSError:
+        log = []
+    if rc == 0:
+        return "survived", []
+    try:
+        cs = cases(json_path)
+    except (OSError, ValueError):
+        cs = None
+    if cs is None:
+        # kunit.py writes no JSON when the kernel does not build: says
+        # nothing about the tests.
+        return "broken-build", []
+    killers = [f"{n}: {s}" for n, s in cs if s != "PASS"]
+    for line in log:
+        m = re.match(r"kunit-check: (kernel log: .*|suite .*: \d+ cases ran, expected .*)", line)
+        if m:
+            killers.append(m.group(1))
+    if killers:
+        return "killed", killers
+    return "error", [f"kunit.sh exited {rc} with every case passed; see the log"]
+
+
+def result(args):
+    """Appends one mutation's record to RECORDS and prints mutate.sh's line.
+    result RECORDS NAME FILE SECONDS --verdict V [--why W]
+    result RECORDS NAME FILE SECONDS --run JSON LOG RC"""
+    records, name, file, secs = args[:4]
+    r = {"name": name, "file": file, "verdict": None, "killed_by": [], "seconds": int(secs)}
+    opts = args[4:]
+    if opts[0] == "--verdict":
+        r["verdict"] = opts[1]
+        if len(opts) > 3 and opts[2] == "--why" and opts[3]:
+            r["why"] = opts[3]
+    else:
+        js, log, rc = opts[1:4]
+        r["verdict"], r["killed_by"] = verdict(js, log, int(rc))
+        r["log"] = os.path.relpath(log, REPO)
+    with open(records, "a") as f:
+        f.write(json.dumps(r) + "\n")
+    v, k = r["verdict"], r["killed_by"]
+    if v == "killed":
+        more = f" (+{len(k) - 3})" if len(k) > 3 else ""
+        line = f"killed {name} ({secs}s): " + "; ".join(k[:3]) + more
+    elif v in ("skipped", "equivalent", "stale"):
+        line = f"{v.upper() if v == 'stale' else v} {name}: {r.get('why', '')}"
+    elif v == "survived":
+        line = f"SURVIVED {name} ({file}, {secs}s)"
+    elif v == "broken-build":
+        line = f"BROKEN BUILD {name} ({file}): see {r['log']}"
+    else:
+        line = f"ERROR {name} ({file}): {'; '.join(k)}: see {r['log']}"
+    print(f"mutate: {line}")
+    return 0
+
+
+def git(*args):
+    try:
+        return subprocess.run(["git", "-C", REPO, *args], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def record(args):
+    out, arch, flavour, kind, records = args[:5]
+    rest = args[5:]
+    base, merge = "", False
+    it = iter(rest)
+    for a in it:
+        if a == "--baseline":
+            base = next(it)
+        elif a == "--merge":
+            merge = True
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    commit = git("rev-parse", "HEAD")
+    dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    new = []
+    if os.path.exists(records):
+        with open(records) as f:
+            new = [json.loads(line) for line in f if line.strip()]
+    for r in new:
+        r["decision"] = decision(r["file"])
+        r.setdefault("commit", commit)
+        r.setdefault("date", now)
+    muts, _ = parse()
+    known = {m.name for m in muts}
+    rows, old = {}, {}
+    if merge and os.path.exists(out):
+        try:
+            with open(out) as f:
+                old = json.load(f)
+            rows = {r["name"]: r for r in old.get("mutations", [])}
+        except (OSError, ValueError, KeyError):
+            rows, old = {}, {}
+    for r in new:
+        rows[r["name"]] = r
+    order = {m.name: i for i, m in enumerate(muts)}
+    rows = sorted((r for r in rows.values() if r["name"] in known),
+                  key=lambda r: order[r["name"]])
+    counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICTS}
+    doc = {"arch": arch, "flavour": flavour, "kind": kind, "date": now, "commit": commit,
+           "dirty": dirty, "baseline": base, "counts": counts, "mutations": rows}
+    if old:
+        # Some mutations run again: the run stays the one recorded, with
+        # the date of each update (each record has its own date and commit).
+        for k in ("kind", "date", "commit", "dirty", "baseline"):
+            doc[k] = old.get(k, doc[k])
+        doc["updated"] = old.get("updated", []) + [now]
+    tmp = out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, out)
+    # this run's counts, for mutate.sh's last line
+    c = {v: sum(1 for r in new if r["verdict"] == v) for v in VERDICTS}
+    print(", ".join(f"{c[v]} {v}" for v in VERDICTS if c[v] or v in ("killed", "survived")))
+    return 0
+
+
+def rate(rows):
+    ran = [r for r in rows if r["verdict"] not in ("skipped", "equivalent")]
+    k = sum(1 for r in ran if r["verdict"] == "killed")
+    return f"{k}/{len(ran)} ({100 * k // len(ran)}%)" if ran else "-"
+
+
+def report(args):
+    out = os.path.join(REPO, "docs", "mutations.md")
+    paths = []
+    it = iter(args)
+    for a in it:
+        if a == "--out":
+            out = next(it)
+        else:
+            paths.append(a)
+    if not paths:
+        paths = sorted(p for p in glob.glob(os.path.join(REPO, "build", "results", "mutate-*.json"))
+                       if not os.path.basename(p).startswith("mutate-sample-"))
+    runs = []
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)
+        label = d["arch"] + (f"-{d['flavour']}" if d.get("flavour") else "")
+        runs.append((label, d, {r["name"]: r for r in d.get("mutations", [])}))
+    runs.sort(key=lambda r: (ARCHES.index(r[1]["arch"]) if r[1]["arch"] in ARCHES else 9, r[0]))
+    muts, errs = parse()
+    groups = {}
+    for m in muts:
+        groups.setdefault(decision(m.file), []).append(m)
+    order = [d for d, _ in DECISIONS] + ["other"]
+    labels = [r[0] for r in runs]
+
+    def cell(res, m):
+        r = res.get(m.name)
+        if r is None:
+            return "equivalent" if m.equivalent else "not run"
+        return r["verdict"]
+
+    L = ["# Mutation testing", "",
+         "Generated by `scripts/mutations-report.py` from the records of `make mutate`",
+         "(`build/results/mutate-ARCH[-FLAVOUR].json`); do not edit. Each mutation of",
+         "`scripts/mutations.txt` breaks one rule; a KUnit failure (a failed or crashed",
+         "case, a kernel splat, a suite that did not run) kills it. The kill rate is",
+         "killed of the mutations run (skipped and equivalent ones are not run).", ""]
+    if not runs:
+        L += ["No run recorded yet: `make mutate ARCH=all`.", ""]
+    for label, d, _ in runs:
+        c = d.get("counts", {})
+        L.append(f"- {label}: {d.get('kind', '?')} run of {d.get('date', '?')} at "
+                 f"{(d.get('commit') or 'unknown')[:12]}{' (uncommitted changes)' if d.get('dirty') else ''}"
+                 f", baseline {d.get('baseline') or '?'}"
+                 + (f", some mutations run again on {', '.join(d['updated'])}" if d.get("updated") else "")
+                 + ": "
+                 + ", ".join(f"{c.get(v, 0)} {v}" for v in VERDICTS if c.get(v)))
+    if runs:
+        L.append("")
+    L += ["## Kill rate", "", "| decision | " + " | ".join(labels or ["-"]) + " |",
+          "|---|" + "---|" * max(1, len(labels))]
+    for g in order + ["overall"]:
+        ms = muts if g == "overall" else groups.get(g, [])
+        if not ms:
+            continue
+        cells = [rate([res[m.name] for m in ms if m.name in res]) for _, _, res in runs]
+        name = "**overall**" if g == "overall" else g
+        L.append(f"| {name} | " + " | ".join(cells or ["-"]) + " |")
+    L.append("")
+    for g in order:
+        if g not in groups:
+            continue
+        L += [f"## {g}", "", "| mutation | file | " + " | ".join(labels or ["verdict"])
+              + " | killed by |", "|---|---|" + "---|" * (max(1, len(labels)) + 1)]
+        for m in groups[g]:
+            cells = [cell(res, m) for _, _, res in runs] or ["equivalent" if m.equivalent else "not run"]
+            killers = []
+            for label, _, res in runs:
+                r = res.get(m.name)
+                if r and r.get("killed_by"):
+                    k = r["killed_by"][0].replace("|", "\\|")
+                    more = len(r["killed_by"]) - 1
+                    killers.append(f"{label}: `{k}`" + (f" (+{more})" if more else ""))
+            tag = f" [{m.arch}]" if m.arch else ""
+            why = f" (equivalent: {m.equivalent})" if m.equivalent else ""
+            L.append(f"| {m.name}{tag} | `{m.file}` | " + " | ".join(cells) + " | "
+                     + ("; ".join(killers) or why.strip(" ()") or "-") + " |")
+        L.append("")
+    eq = [m for m in muts if m.equivalent]
+    L += ["## Equivalent mutations", ""]
+    L += [f"- {m.name} (`{m.file}`): {m.equivalent}" for m in eq] or ["None."]
+    L.append("")
+    with open(out, "w") as f:
+        f.write("\n".join(L))
+    print(f"mutations: wrote {os.path.relpath(out, REPO)} ({len(runs)} runs: {', '.join(labels) or 'none'})")
+    return 0
+
+
+def main(argv):
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd, args = argv[0], argv[1:]
+    if cmd == "check":
+        return check()
+    if cmd == "plan":
+        return plan(args)
+    if cmd == "apply" and len(args) == 1:
+        return apply(args[0])
+    if cmd == "baseline" and len(args) == 1:
+        return baseline(args[0])
+    if cmd == "result" and len(args) >= 6:
+        return result(args)
+    if cmd == "verdict" and len(args) == 3:
+        v, k = verdict(args[0], args[1], int(args[2]))
+        print(f"{v}\t{json.dumps(k)}")
+        return 0
+    if cmd == "record" and len(args) >= 5:
+        return record(args)
+    if cmd == "report":
+        return report(args)
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
