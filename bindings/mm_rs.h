@@ -243,6 +243,23 @@ int mm_rs_exec_folio_order_of_size(u64 size);
 int mm_rs_exec_folio_size_set(const char *buf);
 #endif
 
+#ifdef CONFIG_MM_RS_KUNIT_TEST
+/*
+ * mm/mm_rs/sysfs.c, for KUnit: write @val to, or read into the page @buf,
+ * /sys/kernel/mm/mm_rs/@name through the file's store or show method.
+ */
+ssize_t mm_rs_sysfs_write_test(const char *name, const char *val);
+ssize_t mm_rs_sysfs_read_test(const char *name, char *buf);
+
+/*
+ * mm/mm_rs/fault.c, KUnit builds only: the Rust fault path's allocation and
+ * memcg charge of a folio, which a test may redirect (KUnit static stub).
+ */
+struct folio *mm_rs_fault_alloc_folio(gfp_t gfp, int order, struct vm_area_struct *vma,
+				      unsigned long addr);
+int mm_rs_fault_charge_folio(struct folio *folio, struct mm_struct *mm, gfp_t gfp);
+#endif
+
 /*
  * mm/mm_rs/pt_reclaim/: a PTE table detached under its lock by the fast path,
  * waiting for the unlock to be freed (rust/kernel/mm/pmd.rs: DetachedSlot).

@@ -6,6 +6,7 @@
  * test mm.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
@@ -145,6 +146,41 @@ static void write_fault_state(struct kunit *test, int order, struct fault_state 
  * it (the order, the fault with C's order, both): the same entries,
  * counters, statistics, reference and map counts.
  */
+/* The Rust entry points an anonymous fault may take, counted. */
+struct entry_probes {
+	struct mm_rs_probe *order, *fault, *fault_c_order;
+};
+
+static void entry_probes_start(struct kunit *test, struct entry_probes *e)
+{
+	e->order = mm_rs_probe(test, "mm_rs_alloc_anon_folio");
+	e->fault = mm_rs_probe(test, "mm_rs_do_anonymous_page");
+	e->fault_c_order = mm_rs_probe(test, "mm_rs_do_anonymous_page_c_order");
+}
+
+/*
+ * Exactly the entry the switches @p choose handled the one write fault since
+ * the last check: what the switch files read is not enough (a store that set
+ * the other direction would go unseen, and every "C" figure measure Rust).
+ */
+static void expect_entries(struct kunit *test, struct entry_probes *e,
+			   const struct mm_rs_paths *p)
+{
+	int order = mm_rs_probe_hits(e->order), fault = mm_rs_probe_hits(e->fault);
+	int fault_c_order = mm_rs_probe_hits(e->fault_c_order);
+
+	KUNIT_EXPECT_EQ_MSG(test, fault, p->anon_fault && p->anon_order,
+			    "anon_order %d anon_fault %d: mm_rs_do_anonymous_page",
+			    p->anon_order, p->anon_fault);
+	KUNIT_EXPECT_EQ_MSG(test, fault_c_order, p->anon_fault && !p->anon_order,
+			    "anon_order %d anon_fault %d: mm_rs_do_anonymous_page_c_order",
+			    p->anon_order, p->anon_fault);
+	/* C's fault asks Rust for the folio when the order is Rust's. */
+	KUNIT_EXPECT_EQ_MSG(test, order, !p->anon_fault && p->anon_order,
+			    "anon_order %d anon_fault %d: mm_rs_alloc_anon_folio",
+			    p->anon_order, p->anon_fault);
+}
+
 static void fault_state_each_order(struct kunit *test)
 {
 	static const struct mm_rs_paths rust_paths[] = {
@@ -152,19 +188,27 @@ static void fault_state_each_order(struct kunit *test)
 		{ .anon_order = false, .anon_fault = true },
 		{ .anon_order = true, .anon_fault = true },
 	};
+	static const struct mm_rs_paths c_paths = {};
 	struct fault_state c_st, rust_st;
+	struct entry_probes probes;
 	int order, i;
 
+	entry_probes_start(test, &probes);
 	for (order = 0; order < PMD_ORDER; order++) {
 		if (order == 1)
 			continue;
-		mm_rs_paths_all(false);
+		mm_rs_paths_set(&c_paths);
+		mm_rs_probe_hits(probes.order);
+		mm_rs_probe_hits(probes.fault);
+		mm_rs_probe_hits(probes.fault_c_order);
 		write_fault_state(test, order, &c_st);
+		expect_entries(test, &probes, &c_paths);
 		for (i = 0; i < ARRAY_SIZE(rust_paths); i++) {
 			kunit_info(test, "order %d, anon_order %d, anon_fault %d", order,
 				   rust_paths[i].anon_order, rust_paths[i].anon_fault);
 			mm_rs_paths_set(&rust_paths[i]);
 			write_fault_state(test, order, &rust_st);
+			expect_entries(test, &probes, &rust_paths[i]);
 			KUNIT_EXPECT_EQ(test, rust_st.prot, c_st.prot);
 			KUNIT_EXPECT_EQ(test, rust_st.anon_pages, c_st.anon_pages);
 			KUNIT_EXPECT_EQ(test, rust_st.alloc_stat, c_st.alloc_stat);
@@ -173,6 +217,111 @@ static void fault_state_each_order(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, rust_st.maps, c_st.maps);
 		}
 	}
+}
+
+/* The three anonymous mTHP fault statistics of one order. */
+struct fault_stats {
+	unsigned long fallback, fallback_charge, alloc;
+};
+
+static struct fault_stats fault_stats_of(int order)
+{
+	return (struct fault_stats) {
+		.fallback = mm_rs_sum_mthp(order, MTHP_STAT_ANON_FAULT_FALLBACK),
+		.fallback_charge = mm_rs_sum_mthp(order, MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE),
+		.alloc = mm_rs_sum_mthp(order, MTHP_STAT_ANON_FAULT_ALLOC),
+	};
+}
+
+/* Large orders whose allocation, or whose memcg charge, fails (stubs below). */
+static unsigned long alloc_fail_orders, charge_fail_orders;
+
+static struct folio *alloc_failing(gfp_t gfp, int order, struct vm_area_struct *vma,
+				   unsigned long addr)
+{
+	if (order < BITS_PER_LONG && (alloc_fail_orders & BIT(order)))
+		return NULL;
+	return vma_alloc_folio(gfp, order, vma, addr, true);
+}
+
+static int charge_failing(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
+{
+	if (charge_fail_orders & BIT(folio_order(folio)))
+		return -ENOMEM;
+	return mem_cgroup_charge(folio, mm, gfp);
+}
+
+/*
+ * The mTHP statistics of a failed allocation and of a failed memcg charge,
+ * on the real fault path (the allocator and the memcg redirected to fail for
+ * the orders chosen), as C's alloc_anon_folio() counts them: every order
+ * given up counts anon_fault_fallback, one whose charge failed also
+ * anon_fault_fallback_charge, and the order mapped anon_fault_alloc. On each
+ * path that allocates in Rust (C's own allocation cannot be redirected; its
+ * counting is mainline's).
+ */
+static void fallback_stats_real_faults(struct kunit *test)
+{
+	static const struct mm_rs_paths paths[] = {
+		{ .anon_order = true, .anon_fault = false },
+		{ .anon_order = false, .anon_fault = true },
+		{ .anon_order = true, .anon_fault = true },
+	};
+	static const struct {
+		unsigned long alloc_fails, charge_fails;
+		int mapped;
+	} cases[] = {
+		{ BIT(4), 0, 2 },		/* 64K not allocated: 16K */
+		{ 0, BIT(4), 2 },		/* 64K not charged: 16K */
+		{ BIT(4), BIT(2), 0 },		/* neither: order 0 */
+		{ 0, BIT(4) | BIT(2), 0 },	/* neither charged: order 0 */
+		{ 0, 0, 4 },			/* the control: 64K */
+	};
+	struct anon_fault_ctx *c = test->priv;
+	int p, i, o;
+
+	kunit_activate_static_stub(test, mm_rs_fault_alloc_folio, alloc_failing);
+	kunit_activate_static_stub(test, mm_rs_fault_charge_folio, charge_failing);
+	for (p = 0; p < ARRAY_SIZE(paths); p++)
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
+			struct thp_knobs k = { .tpf = c->saved.tpf, .always = BIT(4) | BIT(2) };
+			struct fault_stats st0[PMD_ORDER];
+			unsigned long addr = fresh_addr(test);
+			pte_t pte;
+
+			mm_rs_paths_set(&paths[p]);
+			mm_rs_knobs_set(&k);
+			alloc_fail_orders = cases[i].alloc_fails;
+			charge_fail_orders = cases[i].charge_fails;
+			for (o = 0; o < PMD_ORDER; o++)
+				st0[o] = fault_stats_of(o);
+			KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)addr), 0);
+			alloc_fail_orders = 0;
+			charge_fail_orders = 0;
+			KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(current->mm, addr, &pte, 1));
+			KUNIT_ASSERT_TRUE(test, pte_present(pte));
+			KUNIT_EXPECT_EQ_MSG(test, folio_order(page_folio(pte_page(pte))),
+					    cases[i].mapped, "path %d case %d", p, i);
+			for (o = FIRST_ORDER; o < PMD_ORDER; o++) {
+				bool tried = (o == 4 || o == 2) && o > cases[i].mapped;
+				bool charge = tried && (cases[i].charge_fails & BIT(o));
+				struct fault_stats st = fault_stats_of(o);
+
+				KUNIT_EXPECT_EQ_MSG(test, st.fallback - st0[o].fallback,
+						    (unsigned long)tried,
+						    "path %d case %d: anon_fault_fallback of order %d",
+						    p, i, o);
+				KUNIT_EXPECT_EQ_MSG(test,
+						    st.fallback_charge - st0[o].fallback_charge,
+						    (unsigned long)charge,
+						    "path %d case %d: anon_fault_fallback_charge of order %d",
+						    p, i, o);
+				KUNIT_EXPECT_EQ_MSG(test, st.alloc - st0[o].alloc,
+						    (unsigned long)(o == cases[i].mapped),
+						    "path %d case %d: anon_fault_alloc of order %d",
+						    p, i, o);
+			}
+		}
 }
 
 /* A read fault maps the zero page; a write then replaces it with a folio. */
@@ -501,8 +650,10 @@ static void race_order(struct kunit *test, int order)
 
 	ptes = kunit_kcalloc(test, RACE_BLOCKS << order, sizeof(*ptes), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ptes);
-	ctx.base = ALIGN(mm_rs_map_anon(test, len + 2 * PMD_SIZE), PMD_SIZE);
-	KUNIT_ASSERT_NE(test, ctx.base, PMD_SIZE);
+	ctx.base = mm_rs_map_anon(test, len + 2 * PMD_SIZE);
+	/* A failed mapping is 0 (and ALIGN() of 0 is 0, which passed a test against PMD_SIZE). */
+	KUNIT_ASSERT_NE(test, ctx.base, 0);
+	ctx.base = ALIGN(ctx.base, PMD_SIZE);
 	ctx.mm = current->mm;
 	enable_only(test, order);
 	atomic_set(&ctx.round, 0);
@@ -985,6 +1136,7 @@ static void forced_write_readonly_vma(struct kunit *test)
 
 static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(fault_state_each_order),
+	KUNIT_CASE(fallback_stats_real_faults),
 	KUNIT_CASE(zero_page_then_write),
 	KUNIT_CASE(data_and_neighbours),
 	KUNIT_CASE(install_race_lost),

@@ -135,9 +135,21 @@ static void arch_orders_table(struct kunit *test)
 	}
 }
 
-/* One VMA of the test mm, set up as @madv says, checked under @global. */
-static int eligible(struct kunit *test, enum global_mode global, int madv, bool disable_thp,
-		    vm_flags_t extra)
+/* What makes a VMA look like another kind for a moment. */
+enum vma_disguise {
+	AS_IS,
+	HW_NO_THP,	/* TRANSPARENT_HUGEPAGE_UNSUPPORTED set */
+	NOT_ANONYMOUS,	/* vm_ops set: a file or special mapping */
+};
+
+static const struct vm_operations_struct disguise_vm_ops = {};
+
+/*
+ * One VMA of the test mm, set up as @madv says, with @extra flags and
+ * @disguise for the check, checked under @global.
+ */
+static int eligible_as(struct kunit *test, enum global_mode global, int madv,
+		       bool disable_thp, vm_flags_t extra, enum vma_disguise disguise)
 {
 	struct policy_ctx *c = test->priv;
 	struct thp_knobs k = { .tpf = mm_rs_tpf_with_global(c->saved.tpf, global) };
@@ -147,6 +159,8 @@ static int eligible(struct kunit *test, enum global_mode global, int madv, bool 
 	int ret;
 
 	KUNIT_ASSERT_NE(test, addr, 0);
+	if (disguise == HW_NO_THP)
+		k.tpf |= BIT(TRANSPARENT_HUGEPAGE_UNSUPPORTED);
 	mm_rs_knobs_set(&k);
 	if (madv)
 		KUNIT_EXPECT_EQ(test, do_madvise(mm, addr, 4 * PAGE_SIZE, madv), 0);
@@ -157,26 +171,57 @@ static int eligible(struct kunit *test, enum global_mode global, int madv, bool 
 	KUNIT_ASSERT_NOT_NULL(test, vma);
 	if (extra)
 		vm_flags_set(vma, extra);
+	if (disguise == NOT_ANONYMOUS)
+		vma->vm_ops = &disguise_vm_ops;
 	mmap_write_downgrade(mm);
 	ret = mm_rs_anon_rfc_eligible_test(vma);
 	mmap_read_unlock(mm);
-	if (extra) {
+	if (extra || disguise == NOT_ANONYMOUS) {
 		mmap_write_lock(mm);
 		vm_flags_clear(vma, extra);
+		vma_set_anonymous(vma);
 		mmap_write_unlock(mm);
+	}
+	if (disguise == HW_NO_THP) {
+		k.tpf &= ~BIT(TRANSPARENT_HUGEPAGE_UNSUPPORTED);
+		mm_rs_knobs_set(&k);
 	}
 	if (disable_thp)
 		clear_bit(MMF_DISABLE_THP, &mm->flags);
 	return ret;
 }
 
+static int eligible(struct kunit *test, enum global_mode global, int madv, bool disable_thp,
+		    vm_flags_t extra)
+{
+	return eligible_as(test, global, madv, disable_thp, extra, AS_IS);
+}
+
 /*
- * The RFC's eligibility: no large folio where THP is disabled for the VMA,
- * the process or the system; opted in under THP always, or madvise with
- * MADV_HUGEPAGE; never with userfaultfd armed.
+ * The RFC's eligibility (the arch and auto policies): no large folio where
+ * THP is disabled for the VMA, the process, the system or by the hardware;
+ * none for a VMA that is not anonymous, is armed with userfaultfd in any mode,
+ * or is a stack execve() is still setting up; opted in under THP always, or
+ * madvise with MADV_HUGEPAGE. Each rule on its own, against a VMA that is
+ * eligible without it, so that deleting any one rule fails here.
  */
 static void rfc_eligibility(struct kunit *test)
 {
+	/* Eligible and opted in, as the control of each rule below. */
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_ALWAYS, MADV_HUGEPAGE, false, 0), 1);
+	KUNIT_EXPECT_EQ(test, eligible_as(test, GLOBAL_ALWAYS, 0, false, 0, HW_NO_THP), -1);
+	KUNIT_EXPECT_EQ(test, eligible_as(test, GLOBAL_MADVISE, MADV_HUGEPAGE, false, 0,
+					  HW_NO_THP), -1);
+	KUNIT_EXPECT_EQ(test, eligible_as(test, GLOBAL_ALWAYS, 0, false, 0, NOT_ANONYMOUS), -1);
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_ALWAYS, 0, false,
+				       VM_GROWSDOWN | VM_STACK_INCOMPLETE_SETUP), -1);
+	/* A stack once set up is eligible. */
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_ALWAYS, 0, false, VM_GROWSDOWN), 1);
+#ifdef CONFIG_USERFAULTFD
+	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_ALWAYS, 0, false, VM_UFFD_WP), -1);
+	if (VM_UFFD_MINOR)
+		KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_ALWAYS, 0, false, VM_UFFD_MINOR), -1);
+#endif
 	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_NEVER, 0, false, 0), -1);
 	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_NEVER, MADV_HUGEPAGE, false, 0), -1);
 	KUNIT_EXPECT_EQ(test, eligible(test, GLOBAL_MADVISE, 0, false, 0), 0);
@@ -217,6 +262,7 @@ static void expect_choice(struct kunit *test, const struct mm_rs_auto_choice *c,
 static void auto_transitions(struct kunit *test)
 {
 	struct mm_rs_auto_choice *c;
+	struct rnd_state rs;
 	struct auto_sim s;
 	int i, probes;
 
@@ -356,9 +402,10 @@ static void auto_transitions(struct kunit *test)
 	 * 4096 faults once the interval is at its longest.
 	 */
 	memset(&s, 0, sizeof(s));
+	prandom_seed_state(&rs, 0x6175746f);
 	probes = 0;
 	for (i = 0; i < 40000; i++) {
-		c = auto_fault(&s, 1000 + (get_random_u32() % (1 << 20)) * 17, 4, 4);
+		c = auto_fault(&s, 1000 + (prandom_u32_state(&rs) % (1 << 20)) * 17, 4, 4);
 		KUNIT_EXPECT_NE(test, c->event, MM_RS_AUTO_SPARSE);
 		probes += c->probe;
 	}
@@ -372,20 +419,33 @@ struct vma_model {
 	unsigned long nr, faults;
 };
 
+/* What the controller reported: the auto policy's /proc/vmstat events. */
+struct auto_events {
+	unsigned long probe, grow, dense, sparse;
+};
+
 /*
  * A first touch of @page: the controller chooses, the largest order up to
  * its choice whose aligned block lies in the VMA and has no mapped page is
- * mapped (the fault's fallback walk), and the controller is told.
+ * mapped (the fault's fallback walk), and the controller is told. The events
+ * of its choice are added to @ev, if given. The controller sees page numbers
+ * @off above the model's (the VMA's first page, for a real VMA).
  */
-static void model_touch(struct vma_model *m, struct auto_sim *s, unsigned long page,
-			unsigned int max)
+static void model_touch_events(struct vma_model *m, struct auto_sim *s, unsigned long page,
+			       unsigned long off, unsigned int max, struct auto_events *ev)
 {
 	int order;
 
 	if (test_bit(page, m->mapped))
 		return;
 	m->faults++;
-	mm_rs_anon_auto_decide_test(s->state, page, max, &s->c);
+	mm_rs_anon_auto_decide_test(s->state, page + off, max, &s->c);
+	if (ev) {
+		ev->probe += s->c.probe;
+		ev->grow += s->c.event == MM_RS_AUTO_GROW;
+		ev->dense += s->c.event == MM_RS_AUTO_DENSE;
+		ev->sparse += s->c.event == MM_RS_AUTO_SPARSE;
+	}
 	for (order = s->c.order; order >= FIRST_ORDER; order--) {
 		unsigned long start = ALIGN_DOWN(page, 1UL << order);
 
@@ -397,7 +457,13 @@ static void model_touch(struct vma_model *m, struct auto_sim *s, unsigned long p
 	if (order < FIRST_ORDER)
 		order = 0;
 	bitmap_set(m->mapped, ALIGN_DOWN(page, 1UL << order), 1UL << order);
-	mm_rs_anon_auto_mapped_test(s->state, page, order, &s->c);
+	mm_rs_anon_auto_mapped_test(s->state, page + off, order, &s->c);
+}
+
+static void model_touch(struct vma_model *m, struct auto_sim *s, unsigned long page,
+			unsigned int max)
+{
+	model_touch_events(m, s, page, 0, max, NULL);
 }
 
 enum pattern { DENSE_SEQ, DENSE_DESC, DENSE_RANDOM, SPARSE_16K, SPARSE_64K, SPARSE_2M };
@@ -644,6 +710,72 @@ static void auto_faults(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, folio_order_at(a), 0);
 }
 
+static void auto_events_get(struct auto_events *e)
+{
+	e->probe = mm_rs_vm_event(MM_RS_ANON_AUTO_PROBE);
+	e->grow = mm_rs_vm_event(MM_RS_ANON_AUTO_GROW);
+	e->dense = mm_rs_vm_event(MM_RS_ANON_AUTO_DENSE);
+	e->sparse = mm_rs_vm_event(MM_RS_ANON_AUTO_SPARSE);
+}
+
+/*
+ * The auto policy's events on real faults, counted exactly: each pattern is
+ * played on a VMA of its own (aligned, so that its blocks are the model's)
+ * and on the model beside it, and mm_rs_anon_auto_{probe,grow,dense,sparse}
+ * in /proc/vmstat must move by what the controller's choices for those
+ * faults say, no more and no less (nothing else faults with the auto policy
+ * while KUnit runs). Dense, one page per 16K and per 64K, descending.
+ */
+static void auto_events_real_faults(struct kunit *test)
+{
+	const unsigned int max = mm_rs_anon_auto_max_order_test(ARCH_PTE_ORDER, false);
+	const unsigned long len = SZ_2M, nr = len >> PAGE_SHIFT;
+	static const unsigned long steps[] = { 1, SZ_16K >> PAGE_SHIFT, SZ_64K >> PAGE_SHIFT };
+	struct vma_model m = { .nr = nr };
+	int i, desc;
+
+	m.mapped = kunit_kcalloc(test, BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.mapped);
+	mm_rs_paths_all(true);
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("auto"), 0);
+	knobs_global(test, GLOBAL_MADVISE);
+
+	for (desc = 0; desc < 2; desc++)
+		for (i = 0; i < ARRAY_SIZE(steps); i++) {
+			struct auto_events want = {}, e0, e1;
+			unsigned long raw, base, p;
+			struct auto_sim s = {};
+
+			/* A VMA of exactly [base, base + len), base 2M-aligned. */
+			raw = mm_rs_map_anon(test, len + SZ_2M);
+			KUNIT_ASSERT_NE(test, raw, 0);
+			base = ALIGN(raw, SZ_2M);
+			if (base > raw)
+				KUNIT_ASSERT_EQ(test, vm_munmap(raw, base - raw), 0);
+			if (raw + len + SZ_2M > base + len)
+				KUNIT_ASSERT_EQ(test, vm_munmap(base + len,
+								raw + SZ_2M - base), 0);
+			bitmap_zero(m.mapped, nr);
+			auto_events_get(&e0);
+			for (p = 0; p < nr; p += steps[i]) {
+				unsigned long page = desc ? nr - 1 - p : p;
+
+				KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)
+							       (base + page * PAGE_SIZE)), 0);
+				model_touch_events(&m, &s, page, base >> PAGE_SHIFT, max, &want);
+			}
+			auto_events_get(&e1);
+			kunit_info(test, "step %lu%s: probe %lu grow %lu dense %lu sparse %lu",
+				   steps[i], desc ? " descending" : "", want.probe, want.grow,
+				   want.dense, want.sparse);
+			KUNIT_EXPECT_EQ(test, e1.probe - e0.probe, want.probe);
+			KUNIT_EXPECT_EQ(test, e1.grow - e0.grow, want.grow);
+			KUNIT_EXPECT_EQ(test, e1.dense - e0.dense, want.dense);
+			KUNIT_EXPECT_EQ(test, e1.sparse - e0.sparse, want.sparse);
+			KUNIT_EXPECT_EQ(test, vm_munmap(base, len), 0);
+		}
+}
+
 /* The mthp policy (the default) ignores the VMA's hint: C's decisions, checked elsewhere. */
 static void mthp_ignores_hint(struct kunit *test)
 {
@@ -678,6 +810,7 @@ static struct kunit_case anon_policy_cases[] = {
 	KUNIT_CASE(arch_faults),
 	KUNIT_CASE(auto_faults),
 	KUNIT_CASE(mthp_ignores_hint),
+	KUNIT_CASE(auto_events_real_faults),
 	{}
 };
 

@@ -7,11 +7,17 @@
  */
 
 #include <kunit/test.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/mm_rs.h>
+#include <linux/mman.h>
+#include <linux/mount.h>
 #include <linux/pagemap.h>
 #include <linux/prandom.h>
+#include <linux/sched/mm.h>
 #include <linux/sizes.h>
+#include <linux/uaccess.h>
 
 struct win_case {
 	unsigned long pgoff, vm_pgoff, vm_pages;
@@ -256,12 +262,246 @@ static void knob_values(struct kunit *test)
 	WRITE_ONCE(mm_rs_exec_folio_order, saved);
 }
 
+/*
+ * The C glue in mm/filemap.c on real faults. A ramfs file (its pages come
+ * from readahead and ->read_folio, like any file's; in order-0 folios, since
+ * ramfs has no large folios, which the window does not depend on) is mapped
+ * and faulted from the test mm, one page at a time, and the test reads back
+ * what the fault handed to readahead (file->f_ra, and which pages are now in
+ * the page cache) and what it did to mmap_miss.
+ */
+#define GLUE_PAGES	256	/* the file, and the VMA: 1 MiB with 4K pages */
+#define GLUE_RA		32	/* the file's ra_pages */
+#define GLUE_ORDER	4	/* exec folios of 16 pages */
+
+struct glue_ctx {
+	struct vfsmount *mnt;
+	struct file *file;
+	unsigned long addr;
+	int files;
+};
+
+static void glue_unmount(void *mnt)
+{
+	kern_unmount(mnt);
+}
+
+static void glue_fput(void *file)
+{
+	fput(file);
+}
+
+/* A fresh file of GLUE_PAGES pages, none cached, mapped with @prot (and @madv). */
+static void glue_map(struct kunit *test, struct glue_ctx *g, unsigned long prot, int madv)
+{
+	char name[16];
+	int err;
+
+	if (!g->mnt) {
+		struct file_system_type *type = get_fs_type("ramfs");
+
+		KUNIT_ASSERT_NOT_NULL(test, type);
+		g->mnt = kern_mount(type);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(g->mnt));
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, glue_unmount, g->mnt), 0);
+	}
+	snprintf(name, sizeof(name), "text%d", g->files++);
+	g->file = file_open_root_mnt(g->mnt, name, O_CREAT | O_RDWR | O_LARGEFILE, 0755);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(g->file));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, glue_fput, g->file), 0);
+	err = vfs_truncate(&g->file->f_path, GLUE_PAGES * PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	g->file->f_ra.ra_pages = GLUE_RA;
+	g->addr = kunit_vm_mmap(test, g->file, 0, GLUE_PAGES * PAGE_SIZE, prot, MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(g->addr));
+	KUNIT_ASSERT_NE(test, g->addr, 0);
+	if (madv)
+		KUNIT_ASSERT_EQ(test, do_madvise(current->mm, g->addr, GLUE_PAGES * PAGE_SIZE,
+						 madv), 0);
+}
+
+/* Faults in page @pgoff of the mapping (a read). */
+static void glue_fault(struct kunit *test, struct glue_ctx *g, unsigned long pgoff)
+{
+	char c;
+
+	KUNIT_ASSERT_EQ(test, get_user(c, (char __user *)(g->addr + pgoff * PAGE_SIZE)), 0);
+}
+
+/* Exactly pages [@start, @end) of the file are in the page cache. */
+static void expect_cached(struct kunit *test, struct glue_ctx *g, unsigned long start,
+			  unsigned long end)
+{
+	unsigned long i, in = 0, out = 0;
+
+	for (i = 0; i < GLUE_PAGES; i++) {
+		struct folio *folio = filemap_get_folio(g->file->f_mapping, i);
+		bool cached = !IS_ERR(folio);
+
+		if (cached)
+			folio_put(folio);
+		if (cached != (i >= start && i < end)) {
+			if (cached)
+				out++;
+			else
+				in++;
+		}
+	}
+	KUNIT_EXPECT_EQ_MSG(test, in, 0UL, "pages of [%lu, %lu) not read", start, end);
+	KUNIT_EXPECT_EQ_MSG(test, out, 0UL, "pages outside [%lu, %lu) read", start, end);
+}
+
+static void expect_ra(struct kunit *test, struct glue_ctx *g, pgoff_t start,
+		      unsigned int size, unsigned int async)
+{
+	KUNIT_EXPECT_EQ(test, g->file->f_ra.start, start);
+	KUNIT_EXPECT_EQ(test, g->file->f_ra.size, size);
+	KUNIT_EXPECT_EQ(test, g->file->f_ra.async_size, async);
+}
+
+struct glue_saved {
+	int order;
+	bool on;
+};
+
+static void glue_restore(void *data)
+{
+	struct glue_saved *s = data;
+
+	WRITE_ONCE(mm_rs_exec_folio_order, s->order);
+	WARN_ON(mm_rs_sysfs_write_test("exec_ra", s->on ? "1" : "0") != 1);
+}
+
+static void glue_setup(struct kunit *test)
+{
+	struct glue_saved *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->order = READ_ONCE(mm_rs_exec_folio_order);
+	s->on = static_branch_likely(&mm_rs_exec_ra_key);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, glue_restore, s), 0);
+	WRITE_ONCE(mm_rs_exec_folio_order, GLUE_ORDER);
+}
+
+/*
+ * exec_ra on: a miss in a VM_EXEC mapping reads exactly the window
+ * mm_rs_exec_ra_window() gives (aligned to the exec folio, ra_pages long,
+ * clamped to the VMA and the file, no asynchronous part), even under
+ * MADV_RANDOM, and leaves mmap_miss alone on a miss and on hits; the same
+ * file mapped without PROT_EXEC reads around the fault as 6.12 does and
+ * counts its miss, which shows the test sees mmap_miss move at all.
+ */
+static void exec_fault_glue(struct kunit *test)
+{
+	const unsigned long n = 1UL << GLUE_ORDER;
+	struct glue_ctx g = {};
+	struct mm_rs_exec_ra win;
+	unsigned long pgoff;
+
+	glue_setup(test);
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "1"), 1);
+
+	/* A miss in the middle: [32, 64) for page 37. */
+	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
+	g.file->f_ra.mmap_miss = 5;
+	pgoff = 2 * n + 5;
+	KUNIT_ASSERT_TRUE(test, mm_rs_exec_ra_window(pgoff, 0, GLUE_PAGES,
+						     GLUE_PAGES * PAGE_SIZE, GLUE_RA,
+						     GLUE_ORDER, &win));
+	KUNIT_EXPECT_EQ(test, win.start, 2 * n);
+	KUNIT_EXPECT_EQ(test, win.size, GLUE_RA);
+	glue_fault(test, &g, pgoff);
+	expect_ra(test, &g, win.start, win.size, 0);
+	expect_cached(test, &g, win.start, win.start + win.size);
+	KUNIT_EXPECT_EQ(test, g.file->f_ra.mmap_miss, 5);
+	/* A hit in the window (fault-around maps it): mmap_miss still alone. */
+	glue_fault(test, &g, win.start + win.size - 1);
+	KUNIT_EXPECT_EQ(test, g.file->f_ra.mmap_miss, 5);
+	expect_cached(test, &g, win.start, win.start + win.size);
+
+	/* At the end of the file: clamped to it. */
+	pgoff = GLUE_PAGES - 3;
+	KUNIT_ASSERT_TRUE(test, mm_rs_exec_ra_window(pgoff, 0, GLUE_PAGES,
+						     GLUE_PAGES * PAGE_SIZE, GLUE_RA,
+						     GLUE_ORDER, &win));
+	KUNIT_EXPECT_EQ(test, win.start + win.size, GLUE_PAGES);
+	glue_fault(test, &g, pgoff);
+	expect_ra(test, &g, win.start, win.size, 0);
+	KUNIT_EXPECT_EQ(test, g.file->f_ra.mmap_miss, 5);
+
+	/* MADV_RANDOM does not turn it off. */
+	glue_map(test, &g, PROT_READ | PROT_EXEC, MADV_RANDOM);
+	g.file->f_ra.mmap_miss = 5;
+	pgoff = 5 * n + 1;
+	KUNIT_ASSERT_TRUE(test, mm_rs_exec_ra_window(pgoff, 0, GLUE_PAGES,
+						     GLUE_PAGES * PAGE_SIZE, GLUE_RA,
+						     GLUE_ORDER, &win));
+	glue_fault(test, &g, pgoff);
+	expect_ra(test, &g, win.start, win.size, 0);
+	expect_cached(test, &g, win.start, win.start + win.size);
+	KUNIT_EXPECT_EQ(test, g.file->f_ra.mmap_miss, 5);
+
+	/*
+	 * Not exec: 6.12's read-around, and mmap_miss moves (the miss counts
+	 * one up, the pages fault-around then maps count it down): the control
+	 * that this test sees what the exec faults above leave alone.
+	 */
+	glue_map(test, &g, PROT_READ, 0);
+	g.file->f_ra.mmap_miss = 5;
+	pgoff = 2 * n + 5;
+	glue_fault(test, &g, pgoff);
+	expect_ra(test, &g, pgoff - GLUE_RA / 2, GLUE_RA, GLUE_RA / 4);
+	expect_cached(test, &g, pgoff - GLUE_RA / 2, pgoff - GLUE_RA / 2 + GLUE_RA);
+	KUNIT_EXPECT_NE(test, g.file->f_ra.mmap_miss, 5);
+}
+
+/*
+ * The exec_ra switch in both directions, written as sysfs writes it and seen
+ * in what an exec fault reads: "0" gives 6.12's read-around and counts the
+ * miss; "1" gives the exec window again. Bad values are refused.
+ */
+static void exec_ra_switch(struct kunit *test)
+{
+	const unsigned long pgoff = 2 * (1UL << GLUE_ORDER) + 5;
+	struct glue_ctx g = {};
+	struct mm_rs_exec_ra win;
+	char *buf;
+
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	glue_setup(test);
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "0\n"), 2);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_read_test("exec_ra", buf), 2);
+	KUNIT_EXPECT_STREQ(test, buf, "0\n");
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "-1"), -EINVAL);
+	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
+	g.file->f_ra.mmap_miss = 5;
+	glue_fault(test, &g, pgoff);
+	expect_ra(test, &g, pgoff - GLUE_RA / 2, GLUE_RA, GLUE_RA / 4);
+	KUNIT_EXPECT_NE(test, g.file->f_ra.mmap_miss, 5);
+
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "1"), 1);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_read_test("exec_ra", buf), 2);
+	KUNIT_EXPECT_STREQ(test, buf, "1\n");
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "yes"), -EINVAL);
+	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
+	g.file->f_ra.mmap_miss = 5;
+	KUNIT_ASSERT_TRUE(test, mm_rs_exec_ra_window(pgoff, 0, GLUE_PAGES,
+						     GLUE_PAGES * PAGE_SIZE, GLUE_RA,
+						     GLUE_ORDER, &win));
+	glue_fault(test, &g, pgoff);
+	expect_ra(test, &g, win.start, win.size, 0);
+	KUNIT_EXPECT_EQ(test, g.file->f_ra.mmap_miss, 5);
+}
+
 static struct kunit_case exec_ra_cases[] = {
 	KUNIT_CASE(window_edges),
 	KUNIT_CASE(window_top_of_range),
 	KUNIT_CASE(window_each_order),
 	KUNIT_CASE(arch_order),
 	KUNIT_CASE(knob_values),
+	KUNIT_CASE(exec_fault_glue),
+	KUNIT_CASE(exec_ra_switch),
 	{}
 };
 

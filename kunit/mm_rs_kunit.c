@@ -6,6 +6,7 @@
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/gfp.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mm_rs.h>
 #include <linux/mman.h>
@@ -66,12 +67,14 @@ void mm_rs_knobs_only(struct thp_knobs *k, int order, enum knob_mode mode)
 		k->inherit = BIT(order);
 }
 
-static void set_key(struct static_key_true *key, bool on)
+/*
+ * Sets a switch through its sysfs file's store method, as a write(2) of "1"
+ * or "0" does, so that every test that chooses a path goes through the store
+ * in both directions; a refused write warns, which fails the run.
+ */
+static void set_switch(const char *name, bool on)
 {
-	if (on)
-		static_branch_enable(key);
-	else
-		static_branch_disable(key);
+	WARN_ON(mm_rs_sysfs_write_test(name, on ? "1" : "0") != 1);
 }
 
 void mm_rs_paths_get(struct mm_rs_paths *p)
@@ -83,10 +86,10 @@ void mm_rs_paths_get(struct mm_rs_paths *p)
 void mm_rs_paths_set(const struct mm_rs_paths *p)
 {
 #ifdef CONFIG_MM_RS_ANON_ORDER
-	set_key(&mm_rs_anon_order_key, p->anon_order);
+	set_switch("anon_order", p->anon_order);
 #endif
 #ifdef CONFIG_MM_RS_ANON_FAULT
-	set_key(&mm_rs_anon_fault_key, p->anon_fault);
+	set_switch("anon_fault", p->anon_fault);
 #endif
 }
 
@@ -174,4 +177,33 @@ bool mm_rs_read_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptes, int 
 out:
 	mmap_read_unlock(mm);
 	return ok;
+}
+
+static int probe_hit(struct kprobe *kp, struct pt_regs *regs)
+{
+	atomic_inc(&container_of(kp, struct mm_rs_probe, kp)->hits);
+	return 0;
+}
+
+static void probe_action(void *data)
+{
+	unregister_kprobe(&((struct mm_rs_probe *)data)->kp);
+}
+
+struct mm_rs_probe *mm_rs_probe(struct kunit *test, const char *symbol)
+{
+	/* Test-lifetime memory: the probe is unregistered after the case returns. */
+	struct mm_rs_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->kp.symbol_name = symbol;
+	p->kp.pre_handler = probe_hit;
+	KUNIT_ASSERT_EQ_MSG(test, register_kprobe(&p->kp), 0, "kprobe on %s", symbol);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, probe_action, p), 0);
+	return p;
+}
+
+int mm_rs_probe_hits(struct mm_rs_probe *p)
+{
+	return atomic_xchg(&p->hits, 0);
 }

@@ -6,6 +6,7 @@
 #define _MM_RS_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
 
@@ -27,7 +28,7 @@ unsigned long mm_rs_tpf_with_global(unsigned long tpf, enum global_mode g);
 /* Only @order enabled, in @mode (no order at all for KNOB_NEVER or order 0). */
 void mm_rs_knobs_only(struct thp_knobs *k, int order, enum knob_mode mode);
 
-/* Which paths run in Rust: the sysfs switches, set directly. */
+/* Which paths run in Rust: the sysfs switches, set through their store. */
 struct mm_rs_paths {
 	bool anon_order, anon_fault;
 };
@@ -61,5 +62,19 @@ unsigned long mm_rs_map_anon(struct kunit *test, unsigned long len);
  * tables into @ptes. Returns false if there is no PTE table there.
  */
 bool mm_rs_read_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptes, int nr);
+
+/*
+ * Counts the calls of a kernel function (a kprobe on its entry), so that a
+ * test sees which code ran, not only what a switch reads: which of the Rust
+ * entry points handled a fault, say. Unregistered when the test ends.
+ */
+struct mm_rs_probe {
+	struct kprobe kp;
+	atomic_t hits;
+};
+
+struct mm_rs_probe *mm_rs_probe(struct kunit *test, const char *symbol);
+/* The calls since the last read, and starts counting afresh. */
+int mm_rs_probe_hits(struct mm_rs_probe *p);
 
 #endif /* _MM_RS_KUNIT_H */

@@ -4,6 +4,8 @@
  * helpers cannot include mm's internal header.
  */
 
+#include <kunit/static_stub.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mm_rs.h>
 
@@ -17,3 +19,25 @@ vm_fault_t mm_rs_vmf_anon_prepare(struct vm_fault *vmf)
 {
 	return vmf_anon_prepare(vmf);
 }
+
+#if IS_ENABLED(CONFIG_MM_RS_KUNIT_TEST)
+/*
+ * KUnit builds only: the Rust fault path allocates and charges its large
+ * folios through these (rust/helpers/mm_rs.c), which a test redirects with a
+ * KUnit static stub to fail as the allocator or the memcg would, so that the
+ * mTHP statistics of those failures are checked on the real fault path. In
+ * other builds the helpers call vma_alloc_folio() and mem_cgroup_charge().
+ */
+struct folio *mm_rs_fault_alloc_folio(gfp_t gfp, int order, struct vm_area_struct *vma,
+				      unsigned long addr)
+{
+	KUNIT_STATIC_STUB_REDIRECT(mm_rs_fault_alloc_folio, gfp, order, vma, addr);
+	return vma_alloc_folio(gfp, order, vma, addr, true);
+}
+
+int mm_rs_fault_charge_folio(struct folio *folio, struct mm_struct *mm, gfp_t gfp)
+{
+	KUNIT_STATIC_STUB_REDIRECT(mm_rs_fault_charge_folio, folio, mm, gfp);
+	return mem_cgroup_charge(folio, mm, gfp);
+}
+#endif

@@ -176,6 +176,41 @@ static const struct attribute_group mm_rs_attr_group = {
 	.attrs = mm_rs_attrs,
 };
 
+static struct kobject *mm_rs_kobj;
+
+#if IS_ENABLED(CONFIG_MM_RS_KUNIT_TEST)
+/*
+ * KUnit: writes @val to /sys/kernel/mm/mm_rs/@name through the file's own
+ * store method, as a write(2) to it would; the length written, or the error.
+ */
+ssize_t mm_rs_sysfs_write_test(const char *name, const char *val)
+{
+	struct attribute **a;
+
+	for (a = mm_rs_attrs; *a; a++) {
+		struct kobj_attribute *ka = container_of(*a, struct kobj_attribute, attr);
+
+		if (!strcmp((*a)->name, name))
+			return ka->store(mm_rs_kobj, ka, val, strlen(val));
+	}
+	return -ENOENT;
+}
+
+/* KUnit: reads /sys/kernel/mm/mm_rs/@name through its show method into @buf (a page). */
+ssize_t mm_rs_sysfs_read_test(const char *name, char *buf)
+{
+	struct attribute **a;
+
+	for (a = mm_rs_attrs; *a; a++) {
+		struct kobj_attribute *ka = container_of(*a, struct kobj_attribute, attr);
+
+		if (!strcmp((*a)->name, name))
+			return ka->show(mm_rs_kobj, ka, buf);
+	}
+	return -ENOENT;
+}
+#endif
+
 static int __init mm_rs_sysfs_init(void)
 {
 	struct kobject *kobj;
@@ -188,8 +223,11 @@ static int __init mm_rs_sysfs_init(void)
 	if (!kobj)
 		return -ENOMEM;
 	err = sysfs_create_group(kobj, &mm_rs_attr_group);
-	if (err)
+	if (err) {
 		kobject_put(kobj);
-	return err;
+		return err;
+	}
+	mm_rs_kobj = kobj;
+	return 0;
 }
 subsys_initcall(mm_rs_sysfs_init);

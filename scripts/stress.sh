@@ -49,6 +49,10 @@ built=$(date +%s)
 # The prod kernels must have every feature the run uses.
 args="stress:$secs"
 case "$flavour" in prod|prod-debug) args+=":require" ;; esac
+# First, the userfaultfd hand-off with a real context on every fault path
+# (userspace/uffdmissing.c: a few seconds); the flavours without mm-rs have
+# no switches to flip, and skip it.
+case "$flavour" in *off) ;; *) args="uffdmissing,$args" ;; esac
 half=$(( ${mem%G} * 1024 / 2 ))M
 numa=(-object memory-backend-ram,id=m0,size=$half -object memory-backend-ram,id=m1,size=$half
       -numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1)

@@ -11,6 +11,7 @@
 #include <linux/huge_mm.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/mm_rs.h>
 #include <linux/pagemap.h>
 #include <linux/pgtable.h>
 #include <linux/swap.h>
@@ -78,7 +79,11 @@ __rust_helper struct folio *rust_helper_mm_rs_vma_alloc_folio(gfp_t gfp, int ord
 							      struct vm_area_struct *vma,
 							      unsigned long addr)
 {
+#if IS_ENABLED(CONFIG_MM_RS_KUNIT_TEST)
+	return mm_rs_fault_alloc_folio(gfp, order, vma, addr);
+#else
 	return vma_alloc_folio(gfp, order, vma, addr, true);
+#endif
 }
 
 /* An order-0 folio for an anonymous fault, zeroed (arm64: its MTE tags too). */
@@ -91,7 +96,11 @@ rust_helper_mm_rs_vma_alloc_zeroed_movable_folio(struct vm_area_struct *vma, uns
 __rust_helper int rust_helper_mm_rs_mem_cgroup_charge(struct folio *folio,
 						      struct mm_struct *mm, gfp_t gfp)
 {
+#if IS_ENABLED(CONFIG_MM_RS_KUNIT_TEST)
+	return mm_rs_fault_charge_folio(folio, mm, gfp);
+#else
 	return mem_cgroup_charge(folio, mm, gfp);
+#endif
 }
 
 __rust_helper void rust_helper_mm_rs_folio_throttle_swaprate(struct folio *folio, gfp_t gfp)

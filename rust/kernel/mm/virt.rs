@@ -142,13 +142,26 @@ impl VmaRef {
 #[cfg(CONFIG_MM_RS_ANON_ORDER)]
 impl VmaRef {
     /// The words of `vm_area_struct` that hold the mm-rs anonymous-order hint.
+    ///
+    /// What the accesses to them rely on. Rust reads and writes them only here, with relaxed
+    /// atomic loads and stores (C's `READ_ONCE()` and `WRITE_ONCE()`), from the faults of the
+    /// VMA, under its mmap or VMA read lock. C touches them in one place: `vm_area_dup()` copies
+    /// the whole VMA with a plain `memcpy()`, marked `data_race()`, when a VMA is split, merged
+    /// into a copy, moved or forked. That copy is *not* always excluded from our stores:
+    /// `__split_vma()` duplicates the VMA before `vma_start_write()`, so a fault holding only
+    /// the per-VMA read lock may store a word while `memcpy()` reads it. Under the kernel's
+    /// memory model that is the same tolerated race `vm_area_dup()` already has on other
+    /// fields: an aligned word is neither written nor read torn on the architectures mm-rs
+    /// builds for, so the copy gets the old or the new value of each word (the two words may
+    /// come from two moments). No Rust reference to the words outlives the call, and the value
+    /// is only ever a hint: whatever a copy or a race leaves there, the fault checks the order
+    /// it leads to against the VMA and the page table before anything is mapped.
     #[inline]
     fn anon_order_hint_words(&self) -> [&core::sync::atomic::AtomicUsize; 2] {
-        // SAFETY: The VMA is valid while `&self` is (type invariants), and its
-        // `mm_rs_anon_order` words are aligned `unsigned long`s that are only accessed
-        // atomically: by these methods, with relaxed loads and stores (C's `READ_ONCE()` and
-        // `WRITE_ONCE()`), and by C's copy of the whole VMA when it is split, duplicated or
-        // moved, which happens under the VMA's write lock, with no fault of it running.
+        // SAFETY: The VMA is valid while `&self` is (type invariants); its `mm_rs_anon_order`
+        // words are aligned `unsigned long`s, accessed atomically by Rust (see above); the only
+        // non-atomic access is C's `data_race(memcpy())` read in `vm_area_dup()`, a read that
+        // may race with a store here, which the kernel tolerates as described above.
         let w = unsafe { core::ptr::addr_of_mut!((*self.as_ptr()).mm_rs_anon_order) };
         let w = w.cast::<usize>();
         // SAFETY: As above; `w` points to two `usize`s.
