@@ -20,7 +20,6 @@
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,33 +64,31 @@ struct toucher {
 	volatile char *addr;
 	int write;
 	char seen;
-	int sigbus;
 };
 
-static __thread sigjmp_buf *bus_jmp;
+/* Which fault was being made, for the SIGBUS message. */
+static const char *volatile touching;
 
+/* A fault that should have reached userfaultfd (or been mapped) got SIGBUS. */
 static void on_sigbus(int sig)
 {
+	static const char msg[] = "uffdmissing: FAILED: SIGBUS: ";
+	const char *what = touching ? touching : "?";
+
 	(void)sig;
-	if (bus_jmp)
-		siglongjmp(*bus_jmp, 1);
-	_exit(3);
+	write(1, msg, sizeof(msg) - 1);
+	write(1, what, strlen(what));
+	write(1, "\n", 1);
+	_exit(1);
 }
 
 static void *touch(void *arg)
 {
 	struct toucher *t = arg;
-	sigjmp_buf jb;
 
-	if (sigsetjmp(jb, 1)) {
-		t->sigbus = 1;
-		return NULL;
-	}
-	bus_jmp = &jb;
 	if (t->write)
 		*t->addr = 0x11;
 	t->seen = *t->addr;
-	bus_jmp = NULL;
 	return NULL;
 }
 
@@ -147,6 +144,8 @@ static void missing_fault(int write, const char *path)
 	memset(src, 0x5a, page);
 	fd = new_uffd(UFFDIO_REGISTER_MODE_MISSING, area, 4 * page);
 	t.addr = area + page + 123;
+	touching = write ? "a missing write fault, instead of the hand-off" :
+			   "a missing read fault, instead of the hand-off";
 	pthread_create(&th, NULL, touch, &t);
 	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
 	n = poll(&pfd, 1, 10000);
@@ -175,9 +174,7 @@ static void missing_fault(int write, const char *path)
 		      (long long)copy.copy);
 	}
 	pthread_join(th, NULL);
-	CHECK(!t.sigbus, "%s %s fault: SIGBUS instead of the hand-off", path,
-	      write ? "write" : "read");
-	CHECK(t.sigbus || t.seen == (write ? 0x11 : 0x5a),
+	CHECK(t.seen == (write ? 0x11 : 0x5a),
 	      "%s %s fault: read %#x after UFFDIO_COPY", path, write ? "write" : "read",
 	      (unsigned char)t.seen);
 	/* The rest of the block was not filled behind the monitor's back. */
@@ -208,9 +205,9 @@ static void wp_only_fault(int write, const char *path)
 		return;
 	}
 	t.addr = area + 2 * page;
+	touching = "a fault in a VMA registered for write protection only";
 	pthread_create(&th, NULL, touch, &t);
 	pthread_join(th, NULL);
-	CHECK(!t.sigbus, "%s: wp-only %s fault: SIGBUS", path, write ? "write" : "read");
 	CHECK(t.seen == (write ? 0x11 : 0), "%s: wp-only %s fault read %#x", path,
 	      write ? "write" : "read", (unsigned char)t.seen);
 	CHECK(read(fd, &msg, sizeof(msg)) < 0 && errno == EAGAIN,
