@@ -9,7 +9,7 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench fault-trace uffd-repeat selftests-repeat series series-check test check-full clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench fault-trace uffd-repeat selftests-repeat series series-check rootfs shell workload test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
@@ -61,6 +61,15 @@ help:
 	@echo '                         -ENOENT, docs/testing.rst); results as make selftests FLAVOR=prod'
 	@echo '  make selftests-repeat ARCH=A  the selftests that differed between prod and prod-off in a'
 	@echo '                         full run, repeated on both (userspace/selftests-repeat/flaky.list)'
+	@echo '  make rootfs ARCH=A     a Debian 12 userland (userspace/rootfs/packages.list: gcc, make,'
+	@echo '                         stress-ng, trinity, python3, ...) built with mmdebstrap as an EROFS'
+	@echo '                         image, build/debian-A/rootfs.erofs; rebuilt when the list changes'
+	@echo '  make shell ARCH=A [FLAVOR=F]   boot the F kernel (default test) on that userland with a root'
+	@echo '                         shell on the serial console; piped stdin is run as its input instead'
+	@echo '  make workload ARCH=A [FLAVOR=F] W=NAME [SEED=N] [SET="mm_rs/anon_order=0 ..."]   run one'
+	@echo '                         workload there (smoke: stress-ng and trinity; compile: gcc on a slice'
+	@echo '                         of the kernel tree) and print its figures; console log:'
+	@echo '                         build/results/workload-A-F-NAME.log'
 	@echo '  make lint              rustfmt --check, clippy (CLIPPY=1), checkpatch, compile-fail checks,'
 	@echo '                         and host tests of the scripts (splat verdicts, make mutate'"'"'s process)'
 	@echo '  make fmt               rustfmt our Rust in place'
@@ -116,6 +125,16 @@ uffd-repeat: prepare
 
 selftests-repeat: prepare
 	@set -e; for a in $(arches); do scripts/selftests-repeat.sh $$a; done
+
+rootfs: setup
+	@set -e; for a in $(arches); do scripts/rootfs.sh $$a >/dev/null; done
+
+shell: prepare
+	@$(if $(SET),MMRS_SET='$(SET)') scripts/shell.sh $(ARCH) $(FLAVOR)
+
+workload: prepare
+	@set -e; for a in $(arches); do $(if $(SET),MMRS_SET='$(SET)') \
+		scripts/workload.sh $$a $(FLAVOR) $(or $(W),smoke) $(if $(SEED),SEED=$(SEED)); done
 
 lint: prepare
 	@scripts/lint.sh

@@ -30,9 +30,28 @@ guest_initramfs() {
 }
 
 # rootfs_drive IMAGE ID [rw]: QEMU arguments for IMAGE as a virtio disk
-# (read-only unless rw); the first one given is /dev/vda in the guest.
+# (read-only unless rw) with the serial ID, by which the guest finds it
+# (/sys/block/vd*/serial: the virtio-mmio disks of QEMU's virt machine are
+# probed in reverse order); stage1.c mounts the one called root.
 rootfs_drive() {
 	local ro=",readonly=on"
 	[ "${3:-}" = rw ] && ro=""
-	echo "-drive file=$1,format=raw,if=none,id=$2$ro -device $blkdev,drive=$2"
+	echo "-drive file=$1,format=raw,if=none,id=$2$ro -device $blkdev,drive=$2,serial=$2"
+}
+
+# guest_kernel FLAVOUR: the kernel to boot, built by scripts/image.sh if
+# needed; with MMRS_PREBUILT=1 the one already in build/image-ARCH-FLAVOUR
+# as it is (image.sh waits for any other kernel build on the machine).
+guest_kernel() {
+	local k
+	if [ -n "${MMRS_PREBUILT:-}" ]; then
+		case "$arch" in
+		x86_64) k="$REPO/build/image-$arch-$1/arch/x86/boot/bzImage" ;;
+		arm64) k="$REPO/build/image-$arch-$1/arch/arm64/boot/Image" ;;
+		esac
+	else
+		k=$("$REPO/scripts/image.sh" "$arch" "$1" | tail -n 1)
+	fi
+	[ -f "$k" ] || { echo "rootfs: no $arch $1 kernel${MMRS_PREBUILT:+ (MMRS_PREBUILT=1: run make image ARCH=$arch FLAVOR=$1)}" >&2; return 1; }
+	echo "$k"
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /init of the small initramfs that boots the Debian userland (make shell,
- * make workload, scripts/rootfs.sh). It mounts the EROFS image on the first
- * virtio disk (/dev/vda) read-only as the lower layer of an overlayfs whose
+ * make workload, scripts/rootfs.sh). It mounts the EROFS image on the virtio
+ * disk whose serial is "root" (QEMU's virt machine probes its virtio-mmio
+ * disks in reverse order, so the name alone does not tell) read-only as the
+ * lower layer of an overlayfs whose
  * upper layer is a tmpfs, binds the initramfs's /mmrs (the guest scripts,
  * userspace/rootfs/guest/) into it, chroots there and runs
  * "/mmrs/init.sh ARGS" with bash, ARGS being the colon-separated words of
@@ -34,7 +36,7 @@ static void die(const char *what)
 
 int main(int argc, char **argv)
 {
-	char cmdline[4096] = "", run[512] = "shell", root[64] = "/dev/vda", *p, *args[16];
+	char cmdline[4096] = "", run[512] = "shell", root[64] = "", *p, *args[16];
 	const char *me = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	int status, nargs = 0, fd;
 	pid_t pid, w;
@@ -61,13 +63,26 @@ int main(int argc, char **argv)
 	p = strstr(cmdline, "mmrs.run=");
 	if (p)
 		sscanf(p + strlen("mmrs.run="), "%511s", run);
-	p = strstr(cmdline, "mmrs.root=");
-	if (p)
-		sscanf(p + strlen("mmrs.root="), "%63s", root);
+	/* The virtio disks are probed before init runs; wait a little anyway. */
+	for (int i = 0; i < 100 && !root[0]; i++) {
+		for (char c = 'a'; c <= 'z' && !root[0]; c++) {
+			char path[64], serial[64] = "";
 
-	/* The virtio disk is probed before init runs; wait a little anyway. */
-	for (int i = 0; i < 100 && access(root, F_OK); i++)
-		usleep(100000);
+			snprintf(path, sizeof(path), "/sys/block/vd%c/serial", c);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fgets(serial, sizeof(serial), f) && !strcmp(strtok(serial, "\n") ?: "", "root"))
+				snprintf(root, sizeof(root), "/dev/vd%c", c);
+			fclose(f);
+		}
+		if (!root[0])
+			usleep(100000);
+	}
+	if (!root[0]) {
+		errno = ENODEV;
+		die("no virtio disk with the serial root");
+	}
 	mkdir("/lower", 0755);
 	mkdir("/rw", 0755);
 	mkdir("/newroot", 0755);

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# workload.sh ARCH FLAVOUR NAME [KEY=VALUE...]: `make workload W=NAME`. Boots
+# the FLAVOUR kernel (scripts/image.sh, built if needed) on the Debian
+# userland (scripts/rootfs.sh, built if needed) without a terminal, runs
+# userspace/rootfs/guest/workloads/NAME.sh there (/mmrs/workload.sh prints
+# its figures: time, faults, THP and mTHP stats, peak RSS) and fails if the
+# workload fails, the guest does not finish within MMRS_TIMEOUT seconds
+# (default 1800) or the kernel complains: scripts/boot.sh boots it and judges
+# the console log, build/results/workload-ARCH-FLAVOUR-NAME.log. KEY=VALUE
+# pairs go to the workload's environment (SEED=N for smoke); MMRS_SET
+# ("mm_rs/anon_order=0 transparent_hugepage/hugepages-64kB/enabled=always",
+# paths under /sys/kernel/mm) is written before it starts. MMRS_PREBUILT=1
+# boots the kernel already built, without scripts/image.sh (which waits for
+# any other kernel build on the machine).
+#
+# W=compile also prepares the slice of the kernel tree it compiles: the
+# files of $kslice_files below with exactly the headers they include (found
+# with the host's gcc of the same version, -M) from build/linux, the
+# configured headers of the booted kernel's build directory, and a Makefile
+# with the kernel's C flags for gcc; it goes to the guest in the initramfs.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+arch=${1:?usage: workload.sh ARCH FLAVOUR NAME [KEY=VALUE...]}
+flavour=${2:?}
+name=${3:?}
+shift 3
+. "$REPO/scripts/rootfs-lib.sh"
+[ -f "$REPO/userspace/rootfs/guest/workloads/$name.sh" ] || {
+	echo "workload: no workload $name; there are: $(cd "$REPO/userspace/rootfs/guest/workloads" && ls | sed 's/\.sh$//' | xargs)" >&2
+	exit 2
+}
+kslice_files="lib/sort.c lib/list_sort.c lib/bsearch.c lib/rbtree.c lib/bitmap.c lib/kstrtox.c
+	lib/hexdump.c lib/cmdline.c lib/ctype.c lib/string.c lib/xarray.c lib/vsprintf.c
+	mm/readahead.c mm/filemap.c mm/memory.c"
+
+img=$("$REPO/scripts/rootfs.sh" "$arch" | tail -n 1)
+kernel=$(guest_kernel "$flavour")
+obj="$REPO/build/image-$arch-$flavour"
+T="$REPO/build/linux"
+
+extra=$(mktemp -d)
+trap 'rm -rf "$extra"' EXIT
+if [ "$name" = compile ]; then
+	k="$extra/kslice"
+	mkdir -p "$k/src" "$k/obj"
+	inc=(-nostdinc -Isrc/arch/$karch/include -Iobj/arch/$karch/include/generated -Isrc/include -Iobj/include
+	     -Isrc/arch/$karch/include/uapi -Iobj/arch/$karch/include/generated/uapi -Isrc/include/uapi
+	     -Iobj/include/generated/uapi -include src/include/linux/compiler-version.h
+	     -include src/include/linux/kconfig.h -include src/include/linux/compiler_types.h -D__KERNEL__)
+	flags=(-std=gnu11 -O2 -fno-strict-aliasing -fno-common -fshort-wchar -funsigned-char -fno-PIE
+	       -fno-asynchronous-unwind-tables -fno-delete-null-pointer-checks -fstack-protector-strong
+	       -Wall -Wno-sign-compare -Wno-unused-but-set-variable -Wno-format-truncation -Wno-address-of-packed-member)
+	case "$arch" in
+	x86_64) flags+=(-m64 -mno-red-zone -mcmodel=kernel -mno-sse -mno-mmx -mno-sse2 -mno-3dnow -mno-avx
+			-mno-80387 -mno-fp-ret-in-387 -mskip-rax-setup) ;;
+	arm64) flags+=(-mlittle-endian -mgeneral-regs-only -mabi=lp64 -mbranch-protection=none) ;;
+	esac
+	# The headers each file includes, from the host's gcc (12, as the guest's).
+	src_inc=("${inc[@]//src\//$T/}")
+	src_inc=("${src_inc[@]//obj\//$obj/}")
+	deps=$(for f in $kslice_files; do
+		"$guest_cc" -M "${src_inc[@]}" "${flags[@]}" "$T/$f" | sed 's/^[^:]*://; s/\\$//' | tr ' ' '\n'
+	done | sed '/^$/d' | LC_ALL=C sort -u)
+	for d in $deps; do
+		d=$(realpath -ms "$d")
+		case "$d" in
+		"$obj"/*) rel=obj/${d#$obj/} ;;
+		"$T"/*) rel=src/${d#$T/} ;;
+		*) echo "workload: kslice: $d is outside the tree and ${obj#$REPO/}" >&2; exit 1 ;;
+		esac
+		mkdir -p "$k/$(dirname "$rel")"
+		cp -L "$d" "$k/$rel"
+	done
+	printf '%s\n' $kslice_files > "$k/files.list"
+	{
+		echo "# W=compile: gcc on a slice of the $arch kernel tree (scripts/workload.sh)"
+		echo "CFLAGS := ${inc[*]} ${flags[*]} -DKBUILD_MODNAME='\"kslice\"'"
+		echo "OBJS := $(printf 'out/%s ' $kslice_files | sed 's/\.c /.o /g')"
+		echo 'all: $(OBJS)'
+		echo 'out/%.o: src/%.c'
+		printf '\t@mkdir -p $(dir $@)\n\tgcc $(CFLAGS) -DKBUILD_BASENAME=\x27"$(notdir $*)"\x27 -c $< -o $@\n'
+		echo 'clean:'
+		printf '\trm -rf out\n'
+	} > "$k/Makefile"
+	echo "workload: kslice: $(wc -l < "$k/files.list") files, $(find "$k" -name '*.h' | wc -l) headers, $(du -sk "$k" | cut -f1) kB" >&2
+fi
+initrd="$debian_dir/initramfs-workload-$flavour-$name.cpio.gz"
+guest_initramfs "$initrd" "$extra"
+
+sets=""
+[ -n "${MMRS_SET:-}" ] && sets="mmrs.set=$(echo $MMRS_SET | tr ' ' ',') "
+run="workload:$name"
+for kv in "$@"; do run="$run:$kv"; done
+log="$REPO/build/results/workload-$arch-$flavour-$name.log"
+echo "workload: $arch $flavour $name (console log: ${log#$REPO/})" >&2
+t0=$(date +%s)
+# shellcheck disable=SC2046
+if MMRS_INITRD="$initrd" MMRS_LOG="$log" MMRS_APPEND="$sets${MMRS_APPEND:-}" \
+	"$REPO/scripts/boot.sh" "$arch" "$flavour" "$run" "${MMRS_TIMEOUT:-1800}" $(rootfs_drive "$img" root) &&
+	grep -q "^mmrs-workload: $name passed" "$log"; then
+	echo "workload: $arch $flavour $name passed in $(( $(date +%s) - t0 ))s" >&2
+	exit 0
+fi
+echo "workload: $arch $flavour $name FAILED after $(( $(date +%s) - t0 ))s; console log: ${log#$REPO/}" >&2
+exit 1

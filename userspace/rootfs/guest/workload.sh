@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# /mmrs/workload.sh NAME [KEY=VALUE...]: runs /mmrs/workloads/NAME.sh (with
+# the KEY=VALUE pairs in its environment) in the Debian userland and prints
+# its figures: for each step it measures (measure, below) the time, its exit
+# status, the peak RSS /usr/bin/time -v reports, and the /proc/vmstat and
+# per-size mTHP stats (/sys/kernel/mm/transparent_hugepage/hugepages-*/stats/)
+# that moved; then the same for the whole workload. The last line is
+# "mmrs-workload: NAME passed" or "... failed"; the exit status says the same.
+w=${1:?usage: workload.sh NAME [KEY=VALUE...]}
+shift
+for kv in "$@"; do export "${kv?}"; done
+script=/mmrs/workloads/$w.sh
+if [ ! -f "$script" ]; then
+	echo "mmrs-workload: no workload $w (/mmrs/workloads: $(cd /mmrs/workloads && ls | sed 's/\.sh$//' | xargs))"
+	exit 2
+fi
+
+# snap FILE: the counters, "name value" a line (few processes: each fork
+# and exec costs under TCG)
+snap() {
+	{
+		grep -E '^(pgfault|pgmajfault|pgalloc_[a-z]+|thp_[a-z_]+|pgpgin|pswpin|pswpout) ' /proc/vmstat
+		grep -r . /sys/kernel/mm/transparent_hugepage/hugepages-*/stats/ 2>/dev/null |
+			sed 's|.*/hugepages-\([^/]*\)/stats/\([^:]*\):|mthp_\1_\2 |'
+	} > "$1"
+}
+
+# delta BEFORE AFTER: "name +N" for each counter that moved
+delta() {
+	awk 'NR == FNR { b[$1] = $2; next } ($2 - b[$1]) != 0 { printf "%s +%d\n", $1, $2 - b[$1] }' "$1" "$2"
+}
+
+# figures LABEL SECONDS RC BEFORE AFTER [TIMEFILE]
+figures() {
+	local d maxrss=""
+	d=$(delta "$4" "$5")
+	[ -n "${6:-}" ] && maxrss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$6")
+	awk -v w="$w" -v l="$1" -v t="$2" -v rc="$3" -v rss="$maxrss" '
+		{ v[$1] = $2 }
+		/^(thp_|mthp_)/ { thp[n++] = $1 " " $2 }
+		/^(pgalloc_|pgpgin|pswp)/ { mm = mm " " $1 " " $2 }
+		END {
+			printf "== %s: %s: exit %d, %s s%s, faults %s (%s major)\n", w, l, rc, t,
+				rss != "" ? ", peak RSS " rss " kB" : "", v["pgfault"] != "" ? v["pgfault"] : "+0",
+				v["pgmajfault"] != "" ? v["pgmajfault"] : "+0"
+			line = ""
+			for (i = 0; i < n; i++) {
+				if (length(line) + length(thp[i]) > 90) { print "  thp:" line; line = "" }
+				line = line " " thp[i]
+			}
+			print "  thp:" (n ? line : " none moved")
+			if (mm != "") print "  mm:" mm
+		}' <<<"$d"
+}
+
+# measure LABEL CMD...: runs CMD under /usr/bin/time -v, its output to
+# /tmp/out/LABEL.out; prints the figures; returns CMD's status.
+mkdir -p /tmp/out
+measure() {
+	local label=$1 t0 t1 rc
+	shift
+	snap /tmp/out/.before
+	t0=$(date +%s.%N)
+	/usr/bin/time -v -o "/tmp/out/$label.time" "$@" > "/tmp/out/$label.out" 2>&1
+	rc=$?
+	t1=$(date +%s.%N)
+	snap /tmp/out/.after
+	figures "$label" "$(printf '%.1f' "$(bc <<<"$t1 - $t0")")" $rc /tmp/out/.before /tmp/out/.after "/tmp/out/$label.time"
+	if [ $rc != 0 ]; then
+		echo "mmrs-workload: $label failed (exit $rc), the end of its output:"
+		tail -n 20 "/tmp/out/$label.out" | sed 's/^/mmrs-out: /'
+	fi
+	return $rc
+}
+
+sw=""
+for f in /sys/kernel/mm/mm_rs/*; do [ -f "$f" ] && sw="$sw ${f##*/}=$(sed 's/.*\[\(.*\)\].*/\1/' "$f")"; done
+mthp=""
+for d in /sys/kernel/mm/transparent_hugepage/hugepages-*; do
+	[ -f "$d/enabled" ] || continue
+	e=$(sed 's/.*\[\(.*\)\].*/\1/' "$d/enabled")
+	[ "$e" = never ] || mthp="$mthp ${d##*hugepages-}=$e"
+done
+thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+echo "== workload $w: Linux $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB; mm_rs:${sw:- none}; THP $thp; mTHP:${mthp:- none}"
+snap /tmp/out/.start
+t0=$(date +%s.%N)
+cd /tmp || exit 1
+# shellcheck source=/dev/null
+. "$script"
+rc=$?
+t1=$(date +%s.%N)
+snap /tmp/out/.end
+figures total "$(printf '%.1f' "$(bc <<<"$t1 - $t0")")" $rc /tmp/out/.start /tmp/out/.end
+if [ $rc = 0 ]; then
+	echo "mmrs-workload: $w passed"
+else
+	echo "mmrs-workload: $w failed"
+fi
+exit $rc
