@@ -91,7 +91,7 @@ else
 	truncate -s 4G "$debian_dir/configured.tar"
 	guest_initramfs "$debian_dir/initramfs-configure.cpio.gz"
 	# shellcheck disable=SC2046
-	if ! MMRS_INITRD="$debian_dir/initramfs-configure.cpio.gz" MMRS_LOG="$REPO/build/results/rootfs-$arch-configure.log" \
+	if ! MMRS_APPEND="mmrs.date=$(date +%s) " MMRS_INITRD="$debian_dir/initramfs-configure.cpio.gz" MMRS_LOG="$REPO/build/results/rootfs-$arch-configure.log" \
 		"$REPO/scripts/boot.sh" "$arch" test configure 3600 \
 		$(rootfs_drive "$debian_dir/stage.erofs" root) $(rootfs_drive "$debian_dir/configured.tar" out rw); then
 		echo "rootfs: configuring the $arch packages in the guest failed; console log: build/results/rootfs-$arch-configure.log" >&2

@@ -8,7 +8,7 @@
 # poweroff) ends the guest, Ctrl-A X kills QEMU. When stdin is not a
 # terminal, what it carries is the shell's input instead (echo 'cat
 # /sys/kernel/mm/mm_rs/anon_order' | make shell), the guest ends with it and
-# the exit status is the shell's; the console also goes to
+# the exit status is the shell's (0 after poweroff); the console also goes to
 # build/results/shell-ARCH-FLAVOUR.log then, and MMRS_TIMEOUT (default 900 s)
 # bounds the run. MMRS_SET as for make workload; MMRS_SMP, MMRS_MEM and
 # MMRS_APPEND as for scripts/boot.sh; MMRS_PREBUILT=1 boots the kernel
@@ -35,7 +35,7 @@ interactive=1
 initrd="$debian_dir/initramfs-shell.cpio.gz"
 guest_initramfs "$initrd" "$extra"
 
-append="console=$console panic=-1 loglevel=4 mmrs.run=shell"
+append="console=$console panic=-1 loglevel=4 mmrs.run=shell mmrs.date=$(date +%s)"
 [ -n "${MMRS_SET:-}" ] && append="$append mmrs.set=$(echo $MMRS_SET | tr ' ' ',')"
 if [ $interactive = 1 ]; then
 	read -r rows cols < <(stty size 2>/dev/null || echo "")
@@ -56,5 +56,7 @@ timeout --foreground -k 10 "${MMRS_TIMEOUT:-900}" "${cmd[@]}" </dev/null 2>&1 | 
 rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] || { echo "shell: QEMU exited $rc (124: timed out); console log: ${log#$REPO/}" >&2; exit 1; }
 st=$(sed -n 's/^mmrs-init: shell exited \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+# poweroff (reboot, halt) in the guest ends it on purpose
+[ -n "$st" ] || ! grep -qE '^mmrs-init: (poweroff|reboot|halt)' "$log" || st=0
 [ -n "$st" ] || { echo "shell: the guest did not finish; console log: ${log#$REPO/}" >&2; exit 1; }
 exit "$st"

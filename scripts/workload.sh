@@ -98,7 +98,7 @@ log="$REPO/build/results/workload-$arch-$flavour-$name.log"
 echo "workload: $arch $flavour $name (console log: ${log#$REPO/})" >&2
 t0=$(date +%s)
 # shellcheck disable=SC2046
-if MMRS_INITRD="$initrd" MMRS_LOG="$log" MMRS_APPEND="$sets${MMRS_APPEND:-}" \
+if MMRS_INITRD="$initrd" MMRS_LOG="$log" MMRS_APPEND="${sets}mmrs.date=$(date +%s) ${MMRS_APPEND:-}" \
 	"$REPO/scripts/boot.sh" "$arch" "$flavour" "$run" "${MMRS_TIMEOUT:-1800}" $(rootfs_drive "$img" root) &&
 	grep -q "^mmrs-workload: $name passed" "$log"; then
 	echo "workload: $arch $flavour $name passed in $(( $(date +%s) - t0 ))s" >&2

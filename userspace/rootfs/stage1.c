@@ -43,6 +43,7 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (!strcmp(me, "poweroff") || !strcmp(me, "reboot") || !strcmp(me, "halt")) {
+		printf("mmrs-init: %s\n", me);
 		sync();
 		reboot(RB_AUTOBOOT);
 		perror(me);

@@ -21,6 +21,11 @@ mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 hostname "mmrs-$(uname -m | tr _ -)"
+cmdline=$(cat /proc/cmdline)
+arg() { local v; v=$(sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<" $cmdline"); echo "$v"; }
+# the host's clock (arm64's virt machine has no RTC driver in these kernels)
+d=$(arg mmrs.date)
+[ -n "$d" ] && date -s "@$d" >/dev/null
 
 [ "$mode" = configure ] && exec bash /mmrs/configure.sh
 
@@ -34,8 +39,6 @@ if ! grep -q '^mmrs:' /etc/passwd; then
 	mkdir -p /home/mmrs && chown 1000:1000 /home/mmrs
 fi
 
-cmdline=$(cat /proc/cmdline)
-arg() { local v; v=$(sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<" $cmdline"); echo "$v"; }
 set_list=$(arg mmrs.set)
 if [ -n "$set_list" ]; then
 	IFS=, read -ra sets <<<"$set_list"
