@@ -375,6 +375,10 @@ static inline void mm_rs_pt_zap_unlocked(struct mm_rs_pt_zap *z,
  * CONFIG_MM_RS_KUNIT_TEST.
  */
 enum mm_rs_race {
+	/* collapse_pte_mapped_thp(): the PMD found a table, not mapped yet */
+	MM_RS_RACE_COLLAPSE_SCAN,
+	/* collapse_pte_mapped_thp(): the PTEs checked, the lock dropped */
+	MM_RS_RACE_COLLAPSE_CLEAR,
 	/* collapse_pte_mapped_thp(): PTEs cleared, no page table lock held */
 	MM_RS_RACE_COLLAPSE_UNLOCKED,
 	/* move_pages_pte(): the source table mapped, its PMD not checked yet */

@@ -859,12 +859,15 @@ static void fput_action(void *file)
  * zap found every entry none, so it flushes only for the freed table (x86:
  * the one page at the PMD address; arm64: the PMD address at PMD stride).
  */
-static void collapse_race_flushes_cleared_ptes(struct kunit *test)
+/*
+ * A PMD-aligned shared mapping of a shmem file whose page cache holds one
+ * PMD-size folio (made by MADV_COLLAPSE), mapped by PTEs of one table, as
+ * collapse_pte_mapped_thp() finds it after a fault-in with THP off. Returns
+ * the mapping's address.
+ */
+static unsigned long pte_mapped_pmd_folio(struct kunit *test)
 {
 	struct mm_struct *mm;
-	struct pt_counts c0, c1;
-	struct flush_log *log;
-	struct racer r;
 	struct file *file;
 	struct folio *folio;
 	unsigned long hole, base;
@@ -893,6 +896,16 @@ static void collapse_race_flushes_cleared_ptes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 0x5a), 0);
 	clear_bit(MMF_DISABLE_THP, &mm->flags);
 	KUNIT_ASSERT_TRUE(test, has_pte_table(mm, base));
+	return base;
+}
+
+static void collapse_race_flushes_cleared_ptes(struct kunit *test)
+{
+	unsigned long base = pte_mapped_pmd_folio(test);
+	struct mm_struct *mm = current->mm;
+	struct pt_counts c0, c1;
+	struct flush_log *log;
+	struct racer r;
 
 	log = kunit_kzalloc(test, sizeof(*log), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, log);
@@ -938,6 +951,55 @@ static void collapse_race_flushes_cleared_ptes(struct kunit *test)
 
 	/* The file's data is intact, mapped again at fault. */
 	KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 0x5a), 0);
+}
+
+/* Whether @addr of @mm is mapped by a PMD leaf (a huge mapping). */
+static bool has_pmd_mapping(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd;
+	bool ret;
+
+	mmap_read_lock(mm);
+	pmd = mm_find_pmd(mm, addr);
+	ret = pmd && pmd_leaf(pmdp_get_lockless(pmd));
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/*
+ * MADV_COLLAPSE of a file range whose PTE table MADV_DONTNEED frees at each
+ * window of collapse_pte_mapped_thp(): after the PMD check, before step 1
+ * maps the table; after step 1, before step 2 maps it again; after step 2,
+ * before step 4 retakes the locks. The zap unmapped the range before it
+ * freed the table, so the range is as when the PMD is none from the start:
+ * MADV_COLLAPSE succeeds and maps the folio by the PMD, with the file's data,
+ * instead of failing with -EINVAL.
+ */
+static void collapse_table_freed_each_window(struct kunit *test)
+{
+	static const enum mm_rs_race windows[] = {
+		MM_RS_RACE_COLLAPSE_SCAN, MM_RS_RACE_COLLAPSE_CLEAR,
+		MM_RS_RACE_COLLAPSE_UNLOCKED,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(windows); i++) {
+		unsigned long base = pte_mapped_pmd_folio(test);
+		struct mm_struct *mm = current->mm;
+		struct racer r;
+		int ret;
+
+		racer_start(test, &r, windows[i], base, PMD_SIZE);
+		ret = do_madvise(mm, base, PMD_SIZE, MADV_COLLAPSE);
+		racer_stop(test, &r);
+		KUNIT_ASSERT_EQ_MSG(test, r.hits, 1, "window %d was not reached", windows[i]);
+		KUNIT_EXPECT_EQ(test, r.ret, 0);
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "MADV_COLLAPSE, table freed at window %d",
+				    windows[i]);
+		KUNIT_EXPECT_TRUE_MSG(test, has_pmd_mapping(mm, base), "window %d", windows[i]);
+		KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 0x5a), 0);
+		KUNIT_EXPECT_EQ(test, vm_munmap(base, PMD_SIZE), 0);
+	}
 }
 
 /*
@@ -1057,6 +1119,7 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(uffd_wp_marker_keeps_table),
 	KUNIT_CASE(batch_break_takes_slow_path),
 	KUNIT_CASE(collapse_race_flushes_cleared_ptes),
+	KUNIT_CASE(collapse_table_freed_each_window),
 	KUNIT_CASE(uffd_move_src_reclaimed),
 	KUNIT_CASE_SLOW(concurrent_fault_gup_dontneed),
 	{}
