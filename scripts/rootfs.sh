@@ -8,8 +8,8 @@
 # folios in the page cache, so that exec readahead applies to its programs)
 # at build/debian-ARCH/rootfs.erofs, whose path it prints on its last line.
 # The image is rebuilt only when the package list, this script or the guest's
-# configuration script changes (build/debian-ARCH/rootfs.stamp holds their
-# hash); MMRS_ROOTFS_REBUILD=1 forces it. MMRS_MIRROR=URL takes the packages
+# configuration script changes, comments aside (build/debian-ARCH/rootfs.stamp
+# holds their hash); MMRS_ROOTFS_REBUILD=1 forces it. MMRS_MIRROR=URL takes the packages
 # from URL's bookworm alone (by default: deb.debian.org's bookworm and
 # bookworm-updates, and security.debian.org's bookworm-security).
 #
@@ -21,8 +21,8 @@
 # needed) boots the unpacked tree once under QEMU: the guest installs the
 # .debs with dpkg (userspace/rootfs/guest/configure.sh, the second stage of
 # debootstrap --foreign) and writes the configured tree as a tar to a second
-# virtio disk, from which the final image is made. About 15 minutes on arm64
-# under TCG, once. MMRS_PREBUILT=1: the test kernel as already built.
+# virtio disk, from which the final image is made: about 4 minutes under
+# TCG, once. MMRS_PREBUILT=1: the test kernel as already built.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +35,8 @@ mirror=(${MMRS_MIRROR:+"$MMRS_MIRROR"})
 native=0
 [ "$darch" = "$(dpkg --print-architecture)" ] && native=1
 
-want=$(cat "$list" "$REPO/scripts/rootfs.sh" "$REPO/userspace/rootfs/guest/configure.sh" |
+# what makes the image: the list and the two scripts, their comments aside
+want=$(sed '/^[[:space:]]*#/d' "$list" "$REPO/scripts/rootfs.sh" "$REPO/userspace/rootfs/guest/configure.sh" |
        { sha256sum; echo "${mirror[@]}"; } | sha256sum | cut -d' ' -f1)
 if [ -f "$debian_img" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && [ -z "${MMRS_ROOTFS_REBUILD:-}" ]; then
 	echo "rootfs: $arch image is up to date (${debian_img#$REPO/})" >&2
