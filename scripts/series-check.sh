@@ -43,6 +43,18 @@ pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
 head -n1 "$REPO/build/BASE" | grep -qF " $pkgver " ||
 	die "build/BASE records '$(head -n1 "$REPO/build/BASE")', but linux-source-6.12 $pkgver is installed; run 'make prepare'"
 
+# Every patch, ours in patches/ and the series' own, reads as git made it:
+# a diffstat, and an index line for every file it changes. A patch without
+# them looks edited by hand (a reviewer cannot tell what it touches at a
+# glance, and git am cannot fall back to a three-way merge).
+for p in "$REPO"/patches/*.patch "${series[@]}"; do
+	what=${p#$REPO/}
+	grep -qE '^ [0-9]+ files? changed' "$p" || die "$what has no diffstat; regenerate it with git"
+	nd=$(grep -c '^diff --git ' "$p")
+	ni=$(grep -cE '^(index [0-9a-f]+\.\.[0-9a-f]+|new file mode|deleted file mode)' "$p")
+	[ "$ni" -ge "$nd" ] || die "$what: $nd files changed, $ni with an index line; regenerate it with git"
+done
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mm-rs-series.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 W="$tmp/linux"
