@@ -9,7 +9,7 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench fault-trace uffd-repeat selftests-repeat series series-check rootfs shell workload test check-full clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench bench-real fault-trace uffd-repeat selftests-repeat series series-check rootfs shell workload test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
@@ -47,7 +47,11 @@ help:
 	@echo '                         fails (figures: build/results/stress-A.txt; A may be all)'
 	@echo '  make bench ARCH=A      benchmarks under QEMU -icount shift=0, Rust vs C vs off in one boot'
 	@echo '                         (one vCPU; four for the multithreaded one; clang 14 reference):'
-	@echo '                         build/results/bench-A.json and docs/benchmarks.md (A may be all)'
+	@echo '                         build/results/bench-A.json and docs/benchmarks.md (A may be all);'
+	@echo '                         then make bench-real'
+	@echo '  make bench-real ARCH=A [ROUNDS=N]  gcc compiling a slice of the kernel tree and a python3'
+	@echo '                         program in the Debian userland, once per order policy (-icount):'
+	@echo '                         docs/bench/real.md, in docs/benchmarks.md'
 	@echo '  make fault-trace ARCH=A   kernel instructions of one anonymous fault, by function, on the'
 	@echo '                         C and the Rust paths at each folio size (gdb on QEMU, -singlestep):'
 	@echo '                         build/results/fault-trace-A.txt (A may be all)'
@@ -66,10 +70,11 @@ help:
 	@echo '                         image, build/debian-A/rootfs.erofs; rebuilt when the list changes'
 	@echo '  make shell ARCH=A [FLAVOR=F]   boot the F kernel (default test) on that userland with a root'
 	@echo '                         shell on the serial console; piped stdin is run as its input instead'
-	@echo '  make workload ARCH=A [FLAVOR=F] W=NAME [SEED=N] [SET="mm_rs/anon_order=0 ..."]   run one'
-	@echo '                         workload there (smoke: stress-ng and trinity; compile: gcc on a slice'
-	@echo '                         of the kernel tree) and print its figures; console log:'
-	@echo '                         build/results/workload-A-F-NAME.log'
+	@echo '  make workload ARCH=A [FLAVOR=F] W=NAME [SEED=N] [SECONDS_EACH=S] [SET="mm_rs/anon_order=0 ..."]'
+	@echo '                         run one workload there (smoke: stress-ng and trinity briefly; stress:'
+	@echo '                         stress-ng'"'"'s memory stressors --verify, then trinity on the mm system'
+	@echo '                         calls, S seconds each, 4 vCPUs; compile: gcc on a slice of the kernel'
+	@echo '                         tree) and print its figures; console log: build/results/workload-A-F-NAME.log'
 	@echo '  make lint              rustfmt --check, clippy (CLIPPY=1), checkpatch, compile-fail checks,'
 	@echo '                         and host tests of the scripts (splat verdicts, make mutate'"'"'s process)'
 	@echo '  make fmt               rustfmt our Rust in place'
@@ -116,6 +121,14 @@ stress: prepare
 
 bench: prepare
 	@set -e; for a in $(arches); do scripts/bench.sh $$a; done
+	@$(MAKE) --no-print-directory bench-real ARCH=$(ARCH)
+
+# Real programs (W=bench: gcc and python3 in the Debian userland, -icount);
+# docs/bench/real.md from the logs of every architecture measured so far.
+bench-real: prepare
+	@set -e; for a in $(arches); do scripts/workload.sh $$a test bench $(if $(ROUNDS),ROUNDS=$(ROUNDS)); done
+	@python3 scripts/workload-report.py --out docs/bench/real.md $$(ls build/results/workload-*-test-bench.log)
+	@python3 scripts/bench.py --markdown docs/benchmarks.md
 
 fault-trace: prepare
 	@set -e; for a in $(arches); do scripts/fault-trace.sh $$a; done
@@ -134,7 +147,8 @@ shell: prepare
 
 workload: prepare
 	@set -e; for a in $(arches); do $(if $(SET),MMRS_SET='$(SET)') \
-		scripts/workload.sh $$a $(FLAVOR) $(or $(W),smoke) $(if $(SEED),SEED=$(SEED)); done
+		scripts/workload.sh $$a $(FLAVOR) $(or $(W),smoke) $(if $(SEED),SEED=$(SEED)) \
+		$(if $(SECONDS_EACH),SECONDS_EACH=$(SECONDS_EACH)); done
 
 lint: prepare
 	@scripts/lint.sh
@@ -166,6 +180,7 @@ test: prepare
 	@scripts/timed.sh mutate-sample-arm64 scripts/mutate.sh arm64 --sample 2 \
 		--baseline-from build/results/kunit-arm64.json
 	@scripts/timed.sh stress-x86_64 scripts/stress.sh x86_64 60 prod-debug
+	@scripts/timed.sh stress-tools-x86_64 scripts/workload.sh x86_64 prod-debug stress SECONDS_EACH=30
 	@scripts/summary.sh
 
 check-full: prepare
@@ -175,6 +190,8 @@ check-full: prepare
 	@$(MAKE) --no-print-directory selftests ARCH=all
 	@$(MAKE) --no-print-directory selftests ARCH=all FLAVOR=prod
 	@$(MAKE) --no-print-directory stress ARCH=all SECONDS=600 FLAVOR=prod-debug
+	@$(MAKE) --no-print-directory workload ARCH=all FLAVOR=prod-debug W=stress SECONDS_EACH=600
+	@$(MAKE) --no-print-directory workload ARCH=all FLAVOR=prod-debug-off W=stress SECONDS_EACH=600
 	@$(MAKE) --no-print-directory series
 	@$(MAKE) --no-print-directory series-check BISECT=1
 	@$(MAKE) --no-print-directory mutate ARCH=all

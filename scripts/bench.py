@@ -280,6 +280,12 @@ def markdown(runs):
                 out.append(f"| {r['threads']} | {fmt(r['c'], '.0f')} | {fmt(r['rust'], '.0f')} | "
                            f"{fmt(r['rust_vs_c_pct'], '+.2f')}% |")
             out.append("")
+    # Real programs (make bench-real: scripts/workload-report.py writes the fragment)
+    real = os.path.join(REPO, "docs", "bench", "real.md")
+    if os.path.exists(real):
+        out += ["## Real programs: gcc compiling a slice of the kernel tree, and python3", ""]
+        out += open(real).read().rstrip("\n").split("\n")
+        out.append("")
     return "\n".join(out) + "\n"
 
 

@@ -8,12 +8,13 @@
 # default clang (14) and no helper inlining: the compiler reference of
 # `make bench`. prod is the distribution-shaped kernel of the full selftest
 # run (configs/prod.config and configs/prod-ARCH.config on top); prod-off and
-# prod-debug add off.config or debug.config to it. Prints the path of the
-# kernel image on its last line.
+# prod-debug add off.config or debug.config to it, and prod-debug-off both
+# (the MM_RS=n twin of prod-debug, for the stock stress tools). Prints the
+# path of the kernel image on its last line.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-arch=${1:?usage: image.sh x86_64|arm64 test|debug|off|clang14|prod|prod-off|prod-debug}
+arch=${1:?usage: image.sh x86_64|arm64 test|debug|off|clang14|prod|prod-off|prod-debug|prod-debug-off}
 flavour=${2:-test}
 [ "$flavour" = clang14 ] && export MM_RS_LLVM=1
 . "$REPO/scripts/env.sh"
@@ -29,10 +30,13 @@ frags=("$REPO/configs/common.config" "$REPO/configs/$arch.config")
 case "$flavour" in
 test) ;;
 debug|off|clang14) frags+=("$REPO/configs/$flavour.config") ;;
-prod|prod-off|prod-debug)
+prod|prod-off|prod-debug|prod-debug-off)
 	frags+=("$REPO/configs/prod.config" "$REPO/configs/prod-$arch.config")
-	[ "$flavour" = prod ] || frags+=("$REPO/configs/${flavour#prod-}.config") ;;
-*) echo "image.sh: FLAVOUR must be test, debug, off, clang14, prod, prod-off or prod-debug" >&2; exit 2 ;;
+	case "$flavour" in
+	prod-debug-off) frags+=("$REPO/configs/debug.config" "$REPO/configs/off.config") ;;
+	prod-*) frags+=("$REPO/configs/${flavour#prod-}.config") ;;
+	esac ;;
+*) echo "image.sh: FLAVOUR must be test, debug, off, clang14, prod, prod-off, prod-debug or prod-debug-off" >&2; exit 2 ;;
 esac
 
 "$REPO/scripts/prepare-tree.sh" >&2

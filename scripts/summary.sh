@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The closing lines of `make test`: how long each step took, one line a KUnit
-# run, a selftest boot, a stress run and the mutation sample, then the total.
+# run, a selftest boot, a stress run, a W=stress workload and the mutation
+# sample, then the total.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 if [ -f "$REPO/build/results/times.txt" ]; then
@@ -12,10 +13,20 @@ fi
 # has none): KUnit runs, selftest boots, stress runs.
 shopt -s nullglob
 python3 - "$REPO"/build/results/kunit-*.json "$REPO"/build/results/selftests-*-test.tap \
-	"$REPO"/build/results/stress-*.txt "$REPO"/build/results/mutate-sample-*.json <<'PY'
+	"$REPO"/build/results/stress-*.txt "$REPO"/build/results/mutate-sample-*.json \
+	"$REPO"/build/results/workload-*-stress.log <<'PY'
 import json, sys
 tp = tf = 0
 for path in sys.argv[1:]:
+    if path.endswith("-stress.log"):
+        # the stock tools (scripts/workload.sh W=stress): its last verdict line
+        name = path.rsplit("/", 1)[-1][len("workload-"):-len(".log")]
+        v = [l.strip() for l in open(path, errors="replace") if l.startswith("mmrs-workload: stress ")]
+        ok = bool(v) and v[-1].endswith(" passed")
+        print(f"summary: stress-ng and trinity {name}: {'passed' if ok else 'FAILED'}")
+        tp += ok
+        tf += not ok
+        continue
     if path.rsplit("/", 1)[-1].startswith("mutate-sample-"):
         # make test's rotating mutation sample (scripts/mutate.sh --sample):
         # not tests, so not in the totals; its step fails on a survivor.

@@ -15,7 +15,10 @@
 # boots the kernel already built, without scripts/image.sh (which waits for
 # any other kernel build on the machine).
 #
-# W=compile also prepares the slice of the kernel tree it compiles: the
+# W=stress boots 4 vCPUs in two NUMA nodes with 4 GiB; W=bench boots with
+# -icount shift=0 and norandmaps, as make bench, and so does W=hugetlb.
+#
+# W=compile (and W=bench) also prepares the slice of the kernel tree it compiles: the
 # files of $kslice_files below with exactly the headers they include (found
 # with the host's gcc of the same version, -M) from build/linux, the
 # configured headers of the booted kernel's build directory, and a Makefile
@@ -43,7 +46,7 @@ T="$REPO/build/linux"
 
 extra=$(mktemp -d)
 trap 'rm -rf "$extra"' EXIT
-if [ "$name" = compile ]; then
+if [ "$name" = compile ] || [ "$name" = bench ]; then
 	k="$extra/kslice"
 	mkdir -p "$k/src" "$k/obj"
 	inc=(-nostdinc -Isrc/arch/$karch/include -Iobj/arch/$karch/include/generated -Isrc/include -Iobj/include
@@ -90,6 +93,29 @@ fi
 initrd="$debian_dir/initramfs-workload-$flavour-$name.cpio.gz"
 guest_initramfs "$initrd" "$extra"
 
+# W=stress: 4 vCPUs in two NUMA nodes (its numa stressor and trinity's
+# mbind/migrate_pages/move_pages need a second node), 4 GiB, as make stress;
+# the time limit grows with SECONDS_EACH.
+qemu_extra=()
+tmo=${MMRS_TIMEOUT:-1800}
+if [ "$name" = stress ]; then
+	export MMRS_SMP=${MMRS_SMP:-4} MMRS_MEM=${MMRS_MEM:-4G}
+	half=$(( ${MMRS_MEM%G} * 1024 / 2 ))M
+	qemu_extra=(-object memory-backend-ram,id=m0,size=$half -object memory-backend-ram,id=m1,size=$half
+		    -numa node,nodeid=0,cpus=0-$((MMRS_SMP / 2 - 1)),memdev=m0
+		    -numa node,nodeid=1,cpus=$((MMRS_SMP / 2))-$((MMRS_SMP - 1)),memdev=m1)
+	secs=60
+	for kv in "$@"; do case "$kv" in SECONDS_EACH=*) secs=${kv#*=} ;; esac; done
+	tmo=${MMRS_TIMEOUT:-$(( 2 * secs + 1800 ))}
+fi
+# W=bench: guest time counts instructions (-icount shift=0) and mappings are
+# not randomised, as make bench; gcc under TCG takes a while.
+if [ "$name" = bench ] || [ "$name" = hugetlb ]; then
+	qemu_extra=(-icount shift=0)
+	MMRS_APPEND="norandmaps ${MMRS_APPEND:-}"
+	tmo=${MMRS_TIMEOUT:-14400}
+fi
+
 sets=""
 [ -n "${MMRS_SET:-}" ] && sets="mmrs.set=$(echo $MMRS_SET | tr ' ' ',') "
 run="workload:$name"
@@ -99,7 +125,7 @@ echo "workload: $arch $flavour $name (console log: ${log#$REPO/})" >&2
 t0=$(date +%s)
 # shellcheck disable=SC2046
 if MMRS_INITRD="$initrd" MMRS_LOG="$log" MMRS_APPEND="${sets}mmrs.date=$(date +%s) ${MMRS_APPEND:-}" \
-	"$REPO/scripts/boot.sh" "$arch" "$flavour" "$run" "${MMRS_TIMEOUT:-1800}" $(rootfs_drive "$img" root) &&
+	"$REPO/scripts/boot.sh" "$arch" "$flavour" "$run" "$tmo" $(rootfs_drive "$img" root) "${qemu_extra[@]}" &&
 	grep -q "^mmrs-workload: $name passed" "$log"; then
 	echo "workload: $arch $flavour $name passed in $(( $(date +%s) - t0 ))s" >&2
 	exit 0

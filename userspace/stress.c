@@ -36,6 +36,20 @@
  * A feature the kernel lacks is reported as "not available"; with "require"
  * (the prod kernels) that fails the run. Exits 1 on any mismatch, a worker
  * killed by a signal or hung, or an OOM kill in the stress cgroup.
+ *
+ * The stock tools run beside it (make workload W=stress: stress-ng's memory
+ * stressors with --verify, trinity on the mm system calls). What this
+ * program does that neither does: PT reclaim's races as mixes (MADV_DONTNEED
+ * of whole PMDs from one thread while others fault, GUP-read, mremap and
+ * collapse the same PMDs, every page's content checked after each step;
+ * stress-ng's stressors each keep to their own mapping, trinity checks no
+ * content), UFFDIO_MOVE (6.8; stress-ng 0.15.06 and trinity 1.9 predate
+ * it), MADV_COLLAPSE of anonymous, shmem and EROFS-backed read-only file
+ * ranges with what each collapse left checked (stress-ng's madvise stressor
+ * may pick MADV_COLLAPSE at random, and checks nothing after it), and exec
+ * of EROFS text under all of it. The plain fault, madvise,
+ * mremap, fork and swap load it shares with stress-ng stays: it is what the
+ * races above race with.
  */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -34,17 +34,27 @@ delta() {
 
 # figures LABEL SECONDS RC BEFORE AFTER [TIMEFILE]
 figures() {
-	local d maxrss=""
+	local d maxrss="" usr="" sys=""
 	d=$(delta "$4" "$5")
-	[ -n "${6:-}" ] && maxrss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$6")
-	awk -v w="$w" -v l="$1" -v t="$2" -v rc="$3" -v rss="$maxrss" '
+	if [ -n "${6:-}" ]; then
+		maxrss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$6")
+		usr=$(sed -n 's/.*User time (seconds): //p' "$6")
+		sys=$(sed -n 's/.*System time (seconds): //p' "$6")
+	fi
+	awk -v w="$w" -v l="$1" -v t="$2" -v rc="$3" -v rss="$maxrss" -v usr="$usr" -v sys="$sys" '
 		{ v[$1] = $2 }
 		/^(thp_|mthp_)/ { thp[n++] = $1 " " $2 }
 		/^(pgalloc_|pgpgin|pswp)/ { mm = mm " " $1 " " $2 }
 		END {
-			printf "== %s: %s: exit %d, %s s%s, faults %s (%s major)\n", w, l, rc, t,
+			printf "== %s: %s: exit %d, %s s%s%s, faults %s (%s major)\n", w, l, rc, t,
+				usr != "" ? " (user " usr " s, system " sys " s)" : "",
 				rss != "" ? ", peak RSS " rss " kB" : "", v["pgfault"] != "" ? v["pgfault"] : "+0",
 				v["pgmajfault"] != "" ? v["pgmajfault"] : "+0"
+			# one line for scripts/workload-report.py
+			printf "mmrs-data workload %s %s rc=%d elapsed=%s user=%s system=%s rss_kb=%s", w, l, rc, t,
+				usr != "" ? usr : "-", sys != "" ? sys : "-", rss != "" ? rss : "-"
+			for (k in v) printf " %s=%d", k, v[k]
+			printf "\n"
 			line = ""
 			for (i = 0; i < n; i++) {
 				if (length(line) + length(thp[i]) > 90) { print "  thp:" line; line = "" }
@@ -68,7 +78,9 @@ measure() {
 	t1=$(date +%s.%N)
 	snap /tmp/out/.after
 	figures "$label" "$(printf '%.1f' "$(bc <<<"$t1 - $t0")")" $rc /tmp/out/.before /tmp/out/.after "/tmp/out/$label.time"
-	if [ $rc != 0 ]; then
+	# MEASURE_OK: one more status that is not a failure (124: stopped by
+	# timeout(1) at the time the workload planned)
+	if [ $rc != 0 ] && [ "$rc" != "${MEASURE_OK:-}" ]; then
 		echo "mmrs-workload: $label failed (exit $rc), the end of its output:"
 		tail -n 20 "/tmp/out/$label.out" | sed 's/^/mmrs-out: /'
 	fi
@@ -85,6 +97,14 @@ for d in /sys/kernel/mm/transparent_hugepage/hugepages-*; do
 done
 thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
 echo "== workload $w: Linux $(uname -r) $(uname -m), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB; mm_rs:${sw:- none}; THP $thp; mTHP:${mthp:- none}"
+# vm_area_struct's slab: its object size and how many are live (the cost of
+# a field added to every VMA; /proc/slabinfo needs CONFIG_SLUB_DEBUG)
+vmas() {
+	awk -v w="$w" -v l="$1" '$1 == "vm_area_struct" {
+		printf "== %s: %s: vm_area_struct %d active, %d bytes each, %d a slab\n", w, l, $2, $4, $5 }' \
+		/proc/slabinfo 2>/dev/null
+}
+vmas start
 snap /tmp/out/.start
 t0=$(date +%s.%N)
 cd /tmp || exit 1
@@ -94,6 +114,7 @@ rc=$?
 t1=$(date +%s.%N)
 snap /tmp/out/.end
 figures total "$(printf '%.1f' "$(bc <<<"$t1 - $t0")")" $rc /tmp/out/.start /tmp/out/.end
+vmas end
 if [ $rc = 0 ]; then
 	echo "mmrs-workload: $w passed"
 else

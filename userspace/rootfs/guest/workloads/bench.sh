@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+# W=bench, sourced by /mmrs/workload.sh (`make bench-real`: one boot per
+# architecture, -icount shift=0, so that guest time counts instructions):
+# the seed's benchmark for real. For each anonymous order policy (mthp-4k:
+# mthp with every mTHP size off, order 0 only; mthp-64k: mthp with 64K
+# always; arch; auto), with the page cache dropped first so that every run
+# reads gcc's text from the EROFS disk again:
+# - gcc -O2 compiles the slice of the kernel tree (/mmrs/kslice, as
+#   W=compile), make -j$(nproc);
+# - cc1's text in the page cache afterwards, and how much of it is in folios
+#   of 64K or more (/mmrs/textfolios.py);
+# - a fixed allocator-heavy Python program (/mmrs/pyalloc.py).
+# Then once more with exec readahead off (mm_rs/exec_ra 0, mthp-4k), for
+# cc1's text. ROUNDS (default 1) repeats the policies.
+rc=0
+if [ ! -f /mmrs/kslice/Makefile ]; then
+	echo "mmrs-workload: no /mmrs/kslice (scripts/workload.sh prepares it for W=bench)"
+	return 1
+fi
+M=/sys/kernel/mm
+if [ ! -f $M/mm_rs/anon_order_policy ]; then
+	echo "mmrs-workload: W=bench needs a kernel with mm-rs (no $M/mm_rs/anon_order_policy)"
+	return 1
+fi
+cc1=$(gcc -print-prog-name=cc1)
+cp -a /mmrs/kslice /tmp/kslice
+echo "  $(grep -c '\.c$' /tmp/kslice/files.list) files, $(find /tmp/kslice -name '*.h' | wc -l) headers; cc1: $cc1"
+
+# policy NAME: the order policy and mTHP knobs of NAME
+policy() {
+	local p=mthp m64=never
+	case "$1" in
+	mthp-4k) ;;
+	mthp-64k) m64=always ;;
+	arch|auto) p=$1 ;;
+	esac
+	for d in $M/transparent_hugepage/hugepages-*kB; do
+		echo never > "$d/enabled" || return 1
+	done
+	echo "$m64" > $M/transparent_hugepage/hugepages-64kB/enabled &&
+		echo "$p" > $M/mm_rs/anon_order_policy
+}
+
+# run LABEL: compile from a cold page cache, cc1's text, the Python program
+run() {
+	make -s -C /tmp/kslice clean
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	measure "compile-$1" make -s -C /tmp/kslice -j"$(nproc)" || rc=1
+	python3 /mmrs/textfolios.py "$1" "$cc1" || rc=1
+	measure "python-$1" python3 /mmrs/pyalloc.py || rc=1
+	grep -h checksum "/tmp/out/python-$1.out" | sed 's/^/  /'
+}
+
+for round in $(seq "${ROUNDS:-1}"); do
+	for p in mthp-4k mthp-64k arch auto; do
+		echo "== bench round $round: policy $p"
+		policy "$p" || { rc=1; break; }
+		run "$p"
+	done
+done
+echo "== bench: exec readahead off (mthp-4k)"
+policy mthp-4k && echo 0 > $M/mm_rs/exec_ra || rc=1
+run exec-ra-off
+echo 1 > $M/mm_rs/exec_ra
+# every Python run must have computed the same
+if [ "$(cat /tmp/out/python-*.out | grep checksum | sort -u | wc -l)" != 1 ]; then
+	echo "mmrs-workload: the Python program's checksums differ:"
+	grep -H checksum /tmp/out/python-*.out
+	rc=1
+fi
+return $rc

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+# W=stress, sourced by /mmrs/workload.sh: the stock stress tools on the mm
+# system calls, for SECONDS each (default 60):
+# - stress-ng 0.15.06's memory stressors all at once, every result verified
+#   (--verify): vm with every method, mmap, madvise, mremap, userfaultfd,
+#   fork, brk, stack, bigheap, mlock, numa, pageswap. bigheap grows its heap
+#   until an allocation fails: it runs in a second stress-ng, alongside, with
+#   1 GiB of address space (ulimit -v), so that it meets that limit and not
+#   the OOM killer (an OOM kill fails the boot, scripts/splats.txt); the
+#   others would meet the same limit in their own mappings (mmap's 256 MiB
+#   and stress-ng's bookkeeping did, and the stressor ran nothing).
+# - trinity as the unprivileged user mmrs on the mm system calls, seed SEED
+#   (default 1, printed: "trinity seed N" replays it with SEED=N), no
+#   sockets, userfaultfd open to unprivileged users; stopped with SIGINT after
+#   SECONDS, or after CALLS system calls (default 10000000) if that is first.
+# A stressor that fails or a verification failure fails the workload; so does
+# trinity exiting other than by its own end or the time limit.
+rc=0
+secs=${SECONDS_EACH:-60}
+sysctl -q -w vm.unprivileged_userfaultfd=1 || rc=1
+echo "  NUMA nodes: $(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | xargs -n1 basename 2>/dev/null | xargs);" \
+	"$(grep Mems_allowed_list /proc/self/status)"
+# 64 MiB a vm and mremap instance (default 256): under TCG and KASAN one
+# pass over 256 MiB with every vm method takes longer than a short run. 4 MiB
+# for mmap: its bogo op unmaps and maps back every page one at a time, in a
+# random order found by a linear search, quadratic in the pages: with 64 MiB
+# not one op completed in 300 s (x86_64 prod-debug).
+stressors="--vm 2 --vm-bytes 64M --vm-method all --mmap 1 --mmap-bytes 4M --madvise 1
+	--mremap 1 --mremap-bytes 64M --userfaultfd 1 --fork 1 --brk 1 --stack 1 --mlock 1 --numa 1
+	--pageswap 1"
+echo "  stress-ng $(stress-ng --version | awk '{ print $3 }'):" $stressors "--verify -t ${secs}s;" \
+	"beside it (ulimit -v 1 GiB): --bigheap 1 --verify -t ${secs}s"
+# shellcheck disable=SC2086
+measure stress-ng bash -c "(ulimit -v 1048576 && exec stress-ng --bigheap 1 --verify -t ${secs}s --metrics-brief) \
+	> /tmp/out/stress-ng-bigheap.out 2>&1 & b=\$!
+	stress-ng $(echo $stressors) --verify -t ${secs}s --metrics-brief; r=\$?
+	wait \$b; rb=\$?; cat /tmp/out/stress-ng-bigheap.out; [ \$r = 0 ] && exit \$rb; exit \$r" || rc=1
+# everything it said: which stressor skipped, failed or lacked a resource,
+# and why; each one's bogo ops (that it ran)
+grep -v 'nanosecs per\|calls per sec\|miscellaneous metrics' /tmp/out/stress-ng.out | head -n 80 |
+	sed 's/^stress-ng: /  /'
+if grep -qiE 'verification fail|fail(ed)?: [1-9]' /tmp/out/stress-ng.out; then
+	echo "mmrs-workload: stress-ng reported a failure"
+	rc=1
+fi
+
+mkdir -p /tmp/trinity && chown mmrs:mmrs /tmp/trinity
+cd /tmp/trinity || return 1
+calls="mmap munmap mremap mprotect madvise process_madvise brk mlock munlock mlock2 mlockall
+	munlockall mincore msync mbind migrate_pages move_pages userfaultfd fork"
+cargs=()
+for c in $calls; do cargs+=(-c "$c"); done
+seed=${SEED:-1}
+echo "  trinity seed $seed, ${secs}s or ${CALLS:-10000000} calls:" $calls
+MEASURE_OK=124 measure trinity timeout -s INT -k 30 "$secs" setpriv --reuid=mmrs --regid=mmrs --init-groups --reset-env -- \
+	trinity -l off --disable-fds=sockets -s "$seed" -N "${CALLS:-10000000}" "${cargs[@]}"
+t=$?
+# 124: stopped by timeout at SECONDS, which is the plan
+if [ $t != 0 ] && [ $t != 124 ]; then
+	rc=1
+fi
+tail -n 8 /tmp/out/trinity.out | sed 's/^/  trinity: /'
+cd /tmp || return 1
+return $rc
