@@ -124,10 +124,14 @@ bench: prepare
 	@$(MAKE) --no-print-directory bench-real ARCH=$(ARCH)
 
 # Real programs (W=bench: gcc and python3 in the Debian userland, -icount);
-# docs/bench/real.md from the logs of every architecture measured so far.
+# docs/bench/real.md from the logs of every architecture measured so far, with
+# seed 001's hugetlb table from every W=hugetlb log there is.
 bench-real: prepare
 	@set -e; for a in $(arches); do scripts/workload.sh $$a test bench $(if $(ROUNDS),ROUNDS=$(ROUNDS)); done
-	@python3 scripts/workload-report.py --out docs/bench/real.md $$(ls build/results/workload-*-test-bench.log)
+	@python3 scripts/workload-report.py --out docs/bench/real.md \
+		$$(for f in build/results/workload-*-hugetlb.log; do [ -f "$$f" ] || continue; \
+		   l=$${f#build/results/workload-}; printf -- '--hugetlb %s=%s ' "$${l%-hugetlb.log}" "$$f"; done) \
+		$$(ls build/results/workload-*-test-bench.log)
 	@python3 scripts/bench.py --markdown docs/benchmarks.md
 
 fault-trace: prepare

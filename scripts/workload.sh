@@ -112,6 +112,8 @@ fi
 # not randomised, as make bench; gcc under TCG takes a while.
 if [ "$name" = bench ] || [ "$name" = hugetlb ]; then
 	qemu_extra=(-icount shift=0)
+	# hugetlb: room for its pages beside KASAN's shadow and quarantine
+	[ "$name" = hugetlb ] && export MMRS_MEM=${MMRS_MEM:-4G}
 	MMRS_APPEND="norandmaps ${MMRS_APPEND:-}"
 	tmo=${MMRS_TIMEOUT:-14400}
 fi

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # W=hugetlb, sourced by /mmrs/workload.sh: seed 001's measurement (Mike
 # Kravetz's "Batch hugetlb vmemmap modification operations"): the time to
-# allocate and to free PAGES (default 512) 2 MiB hugetlb pages through
-# nr_hugepages, with vm.hugetlb_optimize_vmemmap 0 and 1, ROUNDS (default 3)
-# times each, interleaved. scripts/workload.sh boots it with -icount shift=0:
+# allocate and to free PAGES (default 256) 2 MiB hugetlb pages through
+# nr_hugepages, with vm.hugetlb_optimize_vmemmap 0 and 1 (OPTS, default
+# "0 1"), ROUNDS (default 3) times each, interleaved. scripts/workload.sh boots it with -icount shift=0:
 # the times are guest instructions, repeatable. Every round must get all
 # PAGES pages; a shortfall fails the workload.
 rc=0
-n=${PAGES:-512}
+n=${PAGES:-256}
 nr=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 if [ ! -w /proc/sys/vm/hugetlb_optimize_vmemmap ] || [ ! -w $nr ]; then
 	echo "mmrs-workload: W=hugetlb needs 2 MiB hugetlb pages and vm.hugetlb_optimize_vmemmap"
@@ -15,7 +15,7 @@ if [ ! -w /proc/sys/vm/hugetlb_optimize_vmemmap ] || [ ! -w $nr ]; then
 fi
 ms() { echo $(( ($2 - $1) / 1000000 )); }
 for round in $(seq "${ROUNDS:-3}"); do
-	for opt in 0 1; do
+	for opt in ${OPTS:-0 1}; do
 		echo "$opt" > /proc/sys/vm/hugetlb_optimize_vmemmap || { rc=1; continue; }
 		sync
 		echo 3 > /proc/sys/vm/drop_caches
