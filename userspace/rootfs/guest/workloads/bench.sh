@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # W=bench, sourced by /mmrs/workload.sh (`make bench-real`: one boot per
 # architecture, -icount shift=0, so that guest time counts instructions):
-# the seed's benchmark for real. For each anonymous order policy (mthp-4k:
+# the seed's benchmark for real, with PMD-sized THP on madvise (as the seed
+# ran it). For each anonymous order policy (mthp-4k:
 # mthp with every mTHP size off, order 0 only; mthp-64k: mthp with 64K
 # always; arch; auto), with the page cache dropped first so that every run
 # reads gcc's text from the EROFS disk again:
@@ -22,6 +23,10 @@ if [ ! -f $M/mm_rs/anon_order_policy ]; then
 	echo "mmrs-workload: W=bench needs a kernel with mm-rs (no $M/mm_rs/anon_order_policy)"
 	return 1
 fi
+# PMD-sized THP only where a program asks for it (MADV_HUGEPAGE), as in the
+# seed's measurement: with "always" every large heap would get 2 MiB THPs
+# whatever the policy, and the policies would not be what is compared.
+echo madvise > $M/transparent_hugepage/enabled || return 1
 cc1=$(gcc -print-prog-name=cc1)
 cp -a /mmrs/kslice /tmp/kslice
 echo "  $(grep -c '\.c$' /tmp/kslice/files.list) files, $(find /tmp/kslice -name '*.h' | wc -l) headers; cc1: $cc1"
@@ -34,7 +39,10 @@ policy() {
 	mthp-64k) m64=always ;;
 	arch|auto) p=$1 ;;
 	esac
+	# every anonymous mTHP size off (a size without an enabled file, order
+	# 1, is not one)
 	for d in $M/transparent_hugepage/hugepages-*kB; do
+		[ -f "$d/enabled" ] || continue
 		echo never > "$d/enabled" || return 1
 	done
 	echo "$m64" > $M/transparent_hugepage/hugepages-64kB/enabled &&
