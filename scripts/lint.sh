@@ -195,6 +195,10 @@ echo "lint: boot.sh rerun after QEMU TCG's stale INT3"
 echo "lint: verdicts of boot.sh, stress.sh and kunit-check.py"
 "$REPO/scripts/verdict-test.sh" || rc=1
 
+# make bench-real's tables from recorded W=bench and W=hugetlb logs.
+echo "lint: workload-report.py on recorded logs"
+"$REPO/scripts/workload-report-test.sh" || rc=1
+
 # make mutate's process (baseline, arch tags, equivalents, records, sample,
 # restoring on an interrupt) with a fake kunit.sh: no kernel.
 echo "lint: make mutate's process (fake kunit.sh)"

@@ -7,8 +7,9 @@ given with --hugetlb, in Markdown for docs/benchmarks.md.
 
 Reads the "mmrs-data workload bench LABEL k=v ..." lines that
 /mmrs/workload.sh prints for each measured step and the "mmrs-data
-textfolios LABEL ..." lines of /mmrs/textfolios.py. With several rounds, each
-figure is the median of the rounds. Fails if a log has no bench figures or a
+textfolios LABEL ..." lines of /mmrs/textfolios.py. With several rounds (in
+one log or in several logs of one architecture), each figure is the median of
+the rounds, and the table says how many there were. Fails if a log has no bench figures or a
 step failed."""
 import re
 import statistics
@@ -59,7 +60,8 @@ def pct(v, base):
 
 
 def table(arch, steps, text):
-    out = [f"#### {arch}", ""]
+    n = len(steps.get("compile-mthp-4k", []))
+    out = [f"#### {arch} ({n} round{'s' if n != 1 else ''}, medians)", ""]
     out.append("| compile | guest time (s) | system (s) | vs mthp-4k | user (s) | minor faults | "
                "peak RSS (kB) | vs mthp-4k | 64K anon mTHPs | cc1 text cached (kB) | in >= 64K folios |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -158,9 +160,17 @@ def main():
         args = args[2:]
     if not args and not huge:
         sys.exit("usage: workload-report.py [--out FILE] [--hugetlb LABEL=LOG]... LOG...")
-    lines = []
+    # logs of one architecture are rounds of one measurement: merged
+    merged = {}
     for path in args:
-        lines += table(*parse(path))
+        arch, steps, text = parse(path)
+        m = merged.setdefault(arch, ({}, {}))
+        for d, src in ((m[0], steps), (m[1], text)):
+            for k, v in src.items():
+                d.setdefault(k, []).extend(v)
+    lines = []
+    for arch, (steps, text) in merged.items():
+        lines += table(arch, steps, text)
     if huge:
         lines += hugetlb(huge)
     text = "\n".join(lines)
