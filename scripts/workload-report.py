@@ -72,14 +72,14 @@ def table(arch, steps, text):
         runs = steps.get(f"compile-{p}")
         if not runs:
             continue
-        sysv, rss = med(runs, "system"), med(runs, "rss_kb", int)
+        sysv, rss = med(runs, "system"), round(med(runs, "rss_kb", int))
         t = text.get(p, [])
-        cached = med(t, "cached_kb", int) if t else None
-        large = med(t, "large_kb", int) if t else None
+        cached = round(med(t, "cached_kb", int)) if t else None
+        large = round(med(t, "large_kb", int)) if t else None
         share = f"{100.0 * large / cached:.1f}%" if cached else "-"
         out.append(f"| {p} | {med(runs, 'elapsed'):.1f} | {sysv:.2f} | {pct(sysv, b_sys)} | "
-                   f"{med(runs, 'user'):.2f} | {med(runs, 'pgfault', int):,} | {rss:,} | {pct(rss, b_rss)} | "
-                   f"{mthp(runs):,} | {cached if cached is not None else '-'} | {share} |")
+                   f"{med(runs, 'user'):.2f} | {round(med(runs, 'pgfault', int)):,} | {rss:,} | {pct(rss, b_rss)} | "
+                   f"{round(mthp(runs)):,} | {cached if cached is not None else '-'} | {share} |")
     out.append("")
     out.append("| python3 pyalloc.py | guest time (s) | system (s) | vs mthp-4k | minor faults | "
                "peak RSS (kB) | vs mthp-4k | 64K anon mTHPs |")
@@ -112,7 +112,11 @@ minor faults are `/proc/vmstat`'s `pgfault` over the step; peak RSS is the large
 process's (`/usr/bin/time -v`: the largest `cc1`). "cc1 text" is what the compile left
 of `cc1`'s executable segments in the page cache and the part in folios of 64K or more
 (`textfolios.py`, from pagemap and kpageflags); exec-ra-off is mthp-4k with
-`mm_rs/exec_ra` 0. The seed (LARGE_ANON_FOLIO v4, 64K anonymous folios) measured a
+`mm_rs/exec_ra` 0. Two cautions: system and user time are sampled by the tick
+and move by several percent between rounds of identical work (read the medians
+and the fault counts, which repeat); and QEMU does not model what a fault costs
+a real CPU beyond its instructions (exception entry, TLB misses, cache), which is
+where most of the seed's kernel-time saving came from. The seed (LARGE_ANON_FOLIO v4, 64K anonymous folios) measured a
 kernel compile on arm64 hardware (Ampere Altra): with 64K, real time -5.7%, kernel
 time -42.0%, user time -0.6%, peak memory -1.1%; a reviewer's rerun: sys -31.0%, real -4%.
 Do not edit:
