@@ -429,15 +429,16 @@ struct auto_events {
  * its choice whose aligned block lies in the VMA and has no mapped page is
  * mapped (the fault's fallback walk), and the controller is told. The events
  * of its choice are added to @ev, if given. The controller sees page numbers
- * @off above the model's (the VMA's first page, for a real VMA).
+ * @off above the model's (the VMA's first page, for a real VMA). Returns the
+ * order mapped, or -1 if @page was mapped already.
  */
-static void model_touch_events(struct vma_model *m, struct auto_sim *s, unsigned long page,
-			       unsigned long off, unsigned int max, struct auto_events *ev)
+static int model_touch_events(struct vma_model *m, struct auto_sim *s, unsigned long page,
+			      unsigned long off, unsigned int max, struct auto_events *ev)
 {
 	int order;
 
 	if (test_bit(page, m->mapped))
-		return;
+		return -1;
 	m->faults++;
 	mm_rs_anon_auto_decide_test(s->state, page + off, max, &s->c);
 	if (ev) {
@@ -458,6 +459,7 @@ static void model_touch_events(struct vma_model *m, struct auto_sim *s, unsigned
 		order = 0;
 	bitmap_set(m->mapped, ALIGN_DOWN(page, 1UL << order), 1UL << order);
 	mm_rs_anon_auto_mapped_test(s->state, page + off, order, &s->c);
+	return order;
 }
 
 static void model_touch(struct vma_model *m, struct auto_sim *s, unsigned long page,
@@ -724,7 +726,9 @@ static void auto_events_get(struct auto_events *e)
  * and on the model beside it, and mm_rs_anon_auto_{probe,grow,dense,sparse}
  * in /proc/vmstat must move by what the controller's choices for those
  * faults say, no more and no less (nothing else faults with the auto policy
- * while KUnit runs). Dense, one page per 16K and per 64K, descending.
+ * while KUnit runs), and each fault must map the folio the model maps.
+ * Dense, one page per 16K and per 64K, descending, and a sequence in which a
+ * folio of order 2 is continued.
  */
 static void auto_events_real_faults(struct kunit *test)
 {
@@ -740,12 +744,25 @@ static void auto_events_real_faults(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("auto"), 0);
 	knobs_global(test, GLOBAL_MADVISE);
 
+	/*
+	 * Each step, ascending and descending; then (i == ARRAY_SIZE(steps))
+	 * the pages of seq[]: a strided start that sends the VMA to order 0,
+	 * a neighbour that grows it to order 2 (a probe), a jump far away that
+	 * is mapped at order 2, and the page just past that folio, which grows
+	 * the order again only if the fault path told the controller the order
+	 * it mapped.
+	 */
+	static const unsigned long seq[] = { 0, 16, 32, 48, 49, 300, 304, 308, 312, 316 };
 	for (desc = 0; desc < 2; desc++)
-		for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		for (i = 0; i <= ARRAY_SIZE(steps); i++) {
+			const bool mixed = i == ARRAY_SIZE(steps);
 			struct auto_events want = {}, e0, e1;
 			unsigned long raw, base, p;
 			struct auto_sim s = {};
+			int order;
 
+			if (mixed && desc)
+				continue;
 			/* A VMA of exactly [base, base + len), base 2M-aligned. */
 			raw = mm_rs_map_anon(test, len + SZ_2M);
 			KUNIT_ASSERT_NE(test, raw, 0);
@@ -757,17 +774,31 @@ static void auto_events_real_faults(struct kunit *test)
 								raw + SZ_2M - base), 0);
 			bitmap_zero(m.mapped, nr);
 			auto_events_get(&e0);
-			for (p = 0; p < nr; p += steps[i]) {
-				unsigned long page = desc ? nr - 1 - p : p;
+			for (p = 0; p < nr;) {
+				unsigned long page = mixed ? seq[p] : desc ? nr - 1 - p : p;
 
 				KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)
 							       (base + page * PAGE_SIZE)), 0);
-				model_touch_events(&m, &s, page, base >> PAGE_SHIFT, max, &want);
+				order = model_touch_events(&m, &s, page, base >> PAGE_SHIFT, max,
+							   &want);
+				/* the fault mapped the folio the model did (its fallback walk) */
+				if (order >= 0)
+					KUNIT_EXPECT_EQ_MSG(test, folio_order_at(base + page * PAGE_SIZE),
+							    order, "page %lu", page);
+				p += mixed ? 1 : steps[i];
+				if (mixed && p >= ARRAY_SIZE(seq))
+					break;
 			}
 			auto_events_get(&e1);
-			kunit_info(test, "step %lu%s: probe %lu grow %lu dense %lu sparse %lu",
-				   steps[i], desc ? " descending" : "", want.probe, want.grow,
+			kunit_info(test, "%s%s: probe %lu grow %lu dense %lu sparse %lu",
+				   mixed ? "sparse, a jump, a folio continued" : "step",
+				   desc ? " descending" : "", want.probe, want.grow,
 				   want.dense, want.sparse);
+			if (mixed) {
+				/* the model does go to order 0 and grow twice */
+				KUNIT_EXPECT_GE(test, want.sparse, 1);
+				KUNIT_EXPECT_GE(test, want.grow, 2);
+			}
 			KUNIT_EXPECT_EQ(test, e1.probe - e0.probe, want.probe);
 			KUNIT_EXPECT_EQ(test, e1.grow - e0.grow, want.grow);
 			KUNIT_EXPECT_EQ(test, e1.dense - e0.dense, want.dense);
