@@ -735,6 +735,8 @@ static void auto_events_real_faults(struct kunit *test)
 	const unsigned int max = mm_rs_anon_auto_max_order_test(ARCH_PTE_ORDER, false);
 	const unsigned long len = SZ_2M, nr = len >> PAGE_SHIFT;
 	static const unsigned long steps[] = { 1, SZ_16K >> PAGE_SHIFT, SZ_64K >> PAGE_SHIFT };
+	/* see below */
+	static const unsigned long seq[] = { 0, 16, 32, 48, 49, 300, 304, 308, 312, 316 };
 	struct vma_model m = { .nr = nr };
 	int i, desc;
 
@@ -752,7 +754,6 @@ static void auto_events_real_faults(struct kunit *test)
 	 * the order again only if the fault path told the controller the order
 	 * it mapped.
 	 */
-	static const unsigned long seq[] = { 0, 16, 32, 48, 49, 300, 304, 308, 312, 316 };
 	for (desc = 0; desc < 2; desc++)
 		for (i = 0; i <= ARRAY_SIZE(steps); i++) {
 			const bool mixed = i == ARRAY_SIZE(steps);
@@ -783,7 +784,8 @@ static void auto_events_real_faults(struct kunit *test)
 							   &want);
 				/* the fault mapped the folio the model did (its fallback walk) */
 				if (order >= 0)
-					KUNIT_EXPECT_EQ_MSG(test, folio_order_at(base + page * PAGE_SIZE),
+					KUNIT_EXPECT_EQ_MSG(test,
+							    folio_order_at(base + page * PAGE_SIZE),
 							    order, "page %lu", page);
 				p += mixed ? 1 : steps[i];
 				if (mixed && p >= ARRAY_SIZE(seq))
