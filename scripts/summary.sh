@@ -20,7 +20,7 @@ tp = tf = 0
 for path in sys.argv[1:]:
     if path.endswith("-stress.log"):
         # the stock tools (scripts/workload.sh W=stress): its last verdict line
-        name = path.rsplit("/", 1)[-1][len("workload-"):-len(".log")]
+        name = path.rsplit("/", 1)[-1][len("workload-"):-len("-stress.log")]
         v = [l.strip() for l in open(path, errors="replace") if l.startswith("mmrs-workload: stress ")]
         ok = bool(v) and v[-1].endswith(" passed")
         print(f"summary: stress-ng and trinity {name}: {'passed' if ok else 'FAILED'}")
