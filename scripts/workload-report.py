@@ -59,41 +59,50 @@ def pct(v, base):
     return f"{100.0 * (v - base) / base:+.1f}%"
 
 
+def figures(steps, label, base_label):
+    """The figures of one step, medians over its runs, with system time and peak RSS
+    against the same step of base_label: None if the step never ran."""
+    runs = steps.get(label)
+    if not runs:
+        return None
+    base = steps.get(base_label)
+    sysv, rss = med(runs, "system"), round(med(runs, "rss_kb", int))
+    return {
+        "elapsed": med(runs, "elapsed"), "user": med(runs, "user"), "system": sysv,
+        "sys_vs": pct(sysv, med(base, "system") if base else None),
+        "faults": round(med(runs, "pgfault", int)), "rss": rss,
+        "rss_vs": pct(rss, med(base, "rss_kb", int) if base else None),
+        "mthp": round(mthp(runs)),
+    }
+
+
 def table(arch, steps, text):
     n = len(steps.get("compile-mthp-4k", []))
     out = [f"#### {arch} ({n} round{'s' if n != 1 else ''}, medians)", ""]
     out.append("| compile | guest time (s) | system (s) | vs mthp-4k | user (s) | minor faults | "
                "peak RSS (kB) | vs mthp-4k | 64K anon mTHPs | cc1 text cached (kB) | in >= 64K folios |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    base = steps.get("compile-mthp-4k")
-    b_sys = med(base, "system") if base else None
-    b_rss = med(base, "rss_kb", int) if base else None
     for p in POLICIES + ["exec-ra-off"]:
-        runs = steps.get(f"compile-{p}")
-        if not runs:
+        f = figures(steps, f"compile-{p}", "compile-mthp-4k")
+        if not f:
             continue
-        sysv, rss = med(runs, "system"), round(med(runs, "rss_kb", int))
         t = text.get(p, [])
         cached = round(med(t, "cached_kb", int)) if t else None
         large = round(med(t, "large_kb", int)) if t else None
         share = f"{100.0 * large / cached:.1f}%" if cached else "-"
-        out.append(f"| {p} | {med(runs, 'elapsed'):.1f} | {sysv:.2f} | {pct(sysv, b_sys)} | "
-                   f"{med(runs, 'user'):.2f} | {round(med(runs, 'pgfault', int)):,} | {rss:,} | {pct(rss, b_rss)} | "
-                   f"{round(mthp(runs)):,} | {cached if cached is not None else '-'} | {share} |")
+        out.append(f"| {p} | {f['elapsed']:.1f} | {f['system']:.2f} | {f['sys_vs']} | "
+                   f"{f['user']:.2f} | {f['faults']:,} | {f['rss']:,} | {f['rss_vs']} | "
+                   f"{f['mthp']:,} | {cached if cached is not None else '-'} | {share} |")
     out.append("")
     out.append("| python3 pyalloc.py | guest time (s) | system (s) | vs mthp-4k | minor faults | "
                "peak RSS (kB) | vs mthp-4k | 64K anon mTHPs |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
-    base = steps.get("python-mthp-4k")
-    b_sys = med(base, "system") if base else None
-    b_rss = med(base, "rss_kb", int) if base else None
     for p in POLICIES:
-        runs = steps.get(f"python-{p}")
-        if not runs:
+        f = figures(steps, f"python-{p}", "python-mthp-4k")
+        if not f:
             continue
-        sysv, rss = med(runs, "system"), med(runs, "rss_kb", int)
-        out.append(f"| {p} | {med(runs, 'elapsed'):.1f} | {sysv:.2f} | {pct(sysv, b_sys)} | "
-                   f"{med(runs, 'pgfault', int):,} | {rss:,} | {pct(rss, b_rss)} | {mthp(runs):,} |")
+        out.append(f"| {p} | {f['elapsed']:.1f} | {f['system']:.2f} | {f['sys_vs']} | "
+                   f"{f['faults']:,} | {f['rss']:,} | {f['rss_vs']} | {f['mthp']:,} |")
     out.append("")
     return out
 
