@@ -370,9 +370,9 @@ static inline void mm_rs_pt_zap_unlocked(struct mm_rs_pt_zap *z,
 
 /*
  * Race windows in core mm that PT reclaim may hit, where KUnit runs the
- * racing MADV_DONTNEED through a static stub (kunit_activate_static_stub()
- * on mm_rs_test_race()) to make the race deterministic. Nothing without
- * CONFIG_MM_RS_KUNIT_TEST.
+ * racing side (a MADV_DONTNEED, a fault, a switch turned off) through a
+ * static stub (kunit_activate_static_stub() on mm_rs_test_race()) to make
+ * the race deterministic. Nothing without CONFIG_MM_RS_KUNIT_TEST.
  */
 enum mm_rs_race {
 	/* collapse_pte_mapped_thp(): the PMD found a table, not mapped yet */
@@ -383,6 +383,8 @@ enum mm_rs_race {
 	MM_RS_RACE_COLLAPSE_UNLOCKED,
 	/* move_pages_pte(): the source table mapped, its PMD not checked yet */
 	MM_RS_RACE_MOVE_SRC_MAPPED,
+	/* zap_pte_range(): PT reclaim's pass over, no page table lock held */
+	MM_RS_RACE_ZAP_UNLOCKED,
 };
 
 #ifdef CONFIG_MM_RS_KUNIT_TEST

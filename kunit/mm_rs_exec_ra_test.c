@@ -456,6 +456,56 @@ static void exec_fault_glue(struct kunit *test)
 }
 
 /*
+ * A page-cache hit of an exec fault on a folio marked PG_readahead (here by
+ * a read-around of the same file through a mapping without PROT_EXEC): fault
+ * around skips the marked folio, so filemap_fault() finds it and calls
+ * do_async_mmap_readahead(), which reads the next window. That hit leaves
+ * mmap_miss alone, as exec misses do. The same hit through a second mapping
+ * without PROT_EXEC counts down, the control that the test sees it move.
+ */
+static void exec_hit_on_readahead_mark(struct kunit *test)
+{
+	const unsigned long pgoff = 2 * (1UL << GLUE_ORDER) + 5;
+	const unsigned long start = pgoff - GLUE_RA / 2;
+	const unsigned long mark = start + GLUE_RA - GLUE_RA / 4;
+	struct glue_ctx g = {};
+	struct folio *folio;
+	int exec;
+
+	glue_setup(test);
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "1"), 1);
+	for (exec = 1; exec >= 0; exec--) {
+		glue_map(test, &g, PROT_READ, 0);
+		glue_fault(test, &g, pgoff);
+		expect_ra(test, &g, start, GLUE_RA, GLUE_RA / 4);
+		folio = filemap_get_folio(g.file->f_mapping, mark);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+		KUNIT_EXPECT_TRUE(test, folio_test_readahead(folio));
+		folio_put(folio);
+
+		/* The same file mapped again, with PROT_EXEC or without. */
+		g.addr = kunit_vm_mmap(test, g.file, 0, GLUE_PAGES * PAGE_SIZE,
+				       exec ? PROT_READ | PROT_EXEC : PROT_READ, MAP_PRIVATE, 0);
+		KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(g.addr));
+		KUNIT_ASSERT_NE(test, g.addr, 0);
+		g.file->f_ra.mmap_miss = 5;
+		glue_fault(test, &g, mark);
+
+		/* The asynchronous readahead ran: mark cleared, the next window read. */
+		folio = filemap_get_folio(g.file->f_mapping, mark);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+		KUNIT_EXPECT_FALSE(test, folio_test_readahead(folio));
+		folio_put(folio);
+		KUNIT_EXPECT_EQ(test, g.file->f_ra.start, start + GLUE_RA);
+		expect_cached(test, &g, start, start + GLUE_RA + g.file->f_ra.size);
+		if (exec)
+			KUNIT_EXPECT_EQ(test, g.file->f_ra.mmap_miss, 5);
+		else
+			KUNIT_EXPECT_LT(test, g.file->f_ra.mmap_miss, 5);
+	}
+}
+
+/*
  * The exec_ra switch in both directions, written as sysfs writes it and seen
  * in what an exec fault reads: "0" gives 6.12's read-around and counts the
  * miss; "1" gives the exec window again. Bad values are refused.
@@ -501,6 +551,7 @@ static struct kunit_case exec_ra_cases[] = {
 	KUNIT_CASE(arch_order),
 	KUNIT_CASE(knob_values),
 	KUNIT_CASE(exec_fault_glue),
+	KUNIT_CASE(exec_hit_on_readahead_mark),
 	KUNIT_CASE(exec_ra_switch),
 	{}
 };

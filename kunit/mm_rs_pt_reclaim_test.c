@@ -197,28 +197,34 @@ static void pt_counts_get(struct pt_counts *c)
 	c->kept = mm_rs_vm_event(PT_RECLAIM_KEPT);
 }
 
-/* Whether the PMD of @addr points to a PTE table (it is none after reclaim). */
-static bool has_pte_table(struct mm_struct *mm, unsigned long addr)
+/* As has_pte_table(), for a caller that holds the mmap lock. */
+static bool has_pte_table_locked(struct mm_struct *mm, unsigned long addr)
 {
 	pgd_t *pgd;
 	p4d_t *p4d;
 	pud_t *pud;
 	pmd_t pmd;
-	bool ret = false;
 
-	mmap_read_lock(mm);
 	pgd = pgd_offset(mm, addr);
 	if (pgd_none(*pgd))
-		goto out;
+		return false;
 	p4d = p4d_offset(pgd, addr);
 	if (p4d_none(*p4d))
-		goto out;
+		return false;
 	pud = pud_offset(p4d, addr);
 	if (pud_none(*pud))
-		goto out;
+		return false;
 	pmd = pmdp_get_lockless(pmd_offset(pud, addr));
-	ret = pmd_present(pmd) && !pmd_leaf(pmd);
-out:
+	return pmd_present(pmd) && !pmd_leaf(pmd);
+}
+
+/* Whether the PMD of @addr points to a PTE table (it is none after reclaim). */
+static bool has_pte_table(struct mm_struct *mm, unsigned long addr)
+{
+	bool ret;
+
+	mmap_read_lock(mm);
+	ret = has_pte_table_locked(mm, addr);
 	mmap_read_unlock(mm);
 	return ret;
 }
@@ -682,15 +688,26 @@ static void concurrent_fault_gup_dontneed(struct kunit *test)
 
 /*
  * Races with core mm made deterministic: a racer kthread runs MADV_DONTNEED
- * on the test mm at the moment another path reaches one of its race windows
- * (mm_rs_test_race(), redirected here with a static stub). The window may be
+ * on the test mm (or faults, or turns pt_reclaim off) at the moment another
+ * path reaches one of its race windows (mm_rs_test_race(), redirected here
+ * with a static stub). The window may be
  * in an RCU read section, so it waits for the racer by spinning: preemptible
  * RCU (CONFIG_PREEMPT) lets the racer run even on one CPU.
  */
 struct flush_log;
 
+/* What the racer does at the window. */
+enum racer_act {
+	RACER_DONTNEED,		/* MADV_DONTNEED of [start, start + len) */
+	RACER_FAULT,		/* a write fault at start */
+	RACER_PT_OFF,		/* pt_reclaim set to 0, as a write of "0" does */
+};
+
 struct racer {
 	enum mm_rs_race where;
+	enum racer_act act;
+	/* Which hits of the window count (any, if NULL); may set start. */
+	bool (*match)(struct racer *r, unsigned long addr);
 	struct mm_struct *mm;
 	struct flush_log *log;	/* starts recording at the window, if set */
 	unsigned long start, len;
@@ -712,7 +729,12 @@ static int racer_fn(void *data)
 	wait_for_completion(&r->go);
 	if (!r->skip) {
 		kthread_use_mm(r->mm);
-		r->ret = do_madvise(r->mm, r->start, r->len, MADV_DONTNEED);
+		if (r->act == RACER_DONTNEED)
+			r->ret = do_madvise(r->mm, r->start, r->len, MADV_DONTNEED);
+		else if (r->act == RACER_FAULT)
+			r->ret = put_user(5, (char __user *)r->start);
+		else
+			r->ret = mm_rs_sysfs_write_test("pt_reclaim", "0") == 1 ? 0 : -EINVAL;
 		kthread_unuse_mm(r->mm);
 	}
 	atomic_set_release(&r->done, 1);
@@ -726,7 +748,9 @@ static void racer_window(enum mm_rs_race where, struct mm_struct *mm,
 	struct racer *r = active_racer;
 	unsigned long deadline = jiffies + 10 * HZ;
 
-	if (!r || where != r->where || mm != r->mm || r->hits++)
+	if (!r || where != r->where || mm != r->mm)
+		return;
+	if ((r->match && !r->match(r, addr)) || r->hits++)
 		return;
 	if (r->log)
 		flush_log_start(r->log);
@@ -1106,6 +1130,110 @@ static void detached_free_other_mm_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, count_not(base, PAGE_SIZE, 0), 0);
 }
 
+/*
+ * The slow path's recheck under both locks, made to matter: a page faulted
+ * into a table after its last pass found it empty, before the slow path
+ * locks it (the window after zap_pte_range() dropped the PTE lock). The
+ * table must stay with the page in it, and count as kept. Passes over the
+ * tables break on a full mmu_gather batch as in batch_break_takes_slow_path,
+ * so some table goes on the slow path (all of them without split PTE
+ * locks); the first one to reach the window with its table still mapped
+ * gets the fault.
+ */
+static bool slow_path_pending(struct racer *r, unsigned long addr)
+{
+	/* A pass that ended a table (the table ends at @addr) but left it mapped. */
+	if (!IS_ALIGNED(addr, PMD_SIZE) || !has_pte_table_locked(r->mm, addr - PMD_SIZE))
+		return false;
+	if (!r->hits)	/* the racer's target: the first such table */
+		r->start = addr - PMD_SIZE;
+	return true;
+}
+
+static void slow_path_refill_keeps_table(struct kunit *test)
+{
+	unsigned long base = map_tables(test, BREAK_TABLES);
+	struct mm_struct *mm = current->mm;
+	struct pt_counts c0, c1;
+	struct racer r;
+	int i, kept = 0;
+
+	KUNIT_ASSERT_EQ(test, touch(base, BREAK_TABLES * PMD_SIZE, 2), 0);
+	pt_counts_get(&c0);
+	racer_start(test, &r, MM_RS_RACE_ZAP_UNLOCKED, 0, 0);
+	r.act = RACER_FAULT;
+	r.match = slow_path_pending;
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, BREAK_TABLES * PMD_SIZE, MADV_DONTNEED), 0);
+	racer_stop(test, &r);
+	pt_counts_get(&c1);
+
+	/* Every table that went on the slow path hit the window; the first got the fault. */
+	KUNIT_ASSERT_GE_MSG(test, r.hits, 1, "no table went on the slow path");
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_ASSERT_TRUE(test, IS_ALIGNED(r.start - base, PMD_SIZE));
+	for (i = 0; i < BREAK_TABLES; i++) {
+		bool refilled = base + i * PMD_SIZE == r.start;
+
+		KUNIT_EXPECT_EQ_MSG(test, has_pte_table(mm, base + i * PMD_SIZE), refilled,
+				    "table %d", i);
+		kept += refilled;
+	}
+	KUNIT_EXPECT_EQ(test, kept, 1);
+	KUNIT_EXPECT_EQ(test, c1.kept - c0.kept, 1);
+	KUNIT_EXPECT_EQ(test, (c1.fast - c0.fast) + (c1.slow - c0.slow), BREAK_TABLES - 1);
+	/* The racer's page is there; nothing else is. */
+	KUNIT_EXPECT_EQ(test, count_not(r.start, PAGE_SIZE, 5), 0);
+	KUNIT_EXPECT_GE(test, mm_rs_anon_pages(mm), 1);
+	KUNIT_EXPECT_EQ(test, count_not(base, r.start - base, 0), 0);
+	KUNIT_EXPECT_EQ(test, count_not(r.start + PMD_SIZE,
+					base + BREAK_TABLES * PMD_SIZE - r.start - PMD_SIZE, 0), 0);
+}
+
+/*
+ * The switch read by zap_pmd_range(), not only by madvise: turned off while
+ * a MADV_DONTNEED is under way, it stops the tables the zap has not reached.
+ * Two tables on either side of a PUD boundary, so zap_pud_range() calls
+ * zap_pmd_range() once for each; the switch goes off after the first one's
+ * pass. The first table goes, the second stays, and nothing counts it.
+ */
+static bool first_table_done(struct racer *r, unsigned long addr)
+{
+	return addr == r->start;
+}
+
+static void switch_off_mid_zap(struct kunit *test)
+{
+	unsigned long bound = 8 * PUD_SIZE, base = bound - PMD_SIZE, addr;
+	struct pt_counts c0, c1;
+	struct mm_struct *mm;
+	struct racer r;
+
+	addr = kunit_vm_mmap(test, NULL, base, 2 * PMD_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE | MAP_FIXED_NOREPLACE, 0);
+	KUNIT_ASSERT_EQ(test, addr, base);
+	mm = current->mm;
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, 2 * PMD_SIZE, MADV_NOHUGEPAGE), 0);
+	KUNIT_ASSERT_EQ(test, touch(base, 2 * PMD_SIZE, 4), 0);
+	KUNIT_ASSERT_TRUE(test, has_pte_table(mm, base));
+	KUNIT_ASSERT_TRUE(test, has_pte_table(mm, bound));
+	pt_counts_get(&c0);
+	racer_start(test, &r, MM_RS_RACE_ZAP_UNLOCKED, bound, 0);
+	r.act = RACER_PT_OFF;
+	r.match = first_table_done;
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, 2 * PMD_SIZE, MADV_DONTNEED), 0);
+	racer_stop(test, &r);
+	pt_counts_get(&c1);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("pt_reclaim", "1"), 1);
+
+	KUNIT_ASSERT_EQ(test, r.hits, 1);
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, bound));
+	KUNIT_EXPECT_EQ(test, (c1.fast - c0.fast) + (c1.slow - c0.slow), 1);
+	KUNIT_EXPECT_EQ(test, c1.kept, c0.kept);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), 0);
+}
+
 static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(decide_each_state),
 	KUNIT_CASE(begin_whole_and_resume),
@@ -1121,6 +1249,8 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(collapse_race_flushes_cleared_ptes),
 	KUNIT_CASE(collapse_table_freed_each_window),
 	KUNIT_CASE(uffd_move_src_reclaimed),
+	KUNIT_CASE(slow_path_refill_keeps_table),
+	KUNIT_CASE(switch_off_mid_zap),
 	KUNIT_CASE_SLOW(concurrent_fault_gup_dontneed),
 	{}
 };
