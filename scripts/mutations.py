@@ -58,7 +58,8 @@ DECISIONS = [
     ("exec readahead", ["mm-rs/exec_ra/*", "mm-rs/exec_ra.rs", "patches/0008-*",
                         "patches/0009-*"]),
     ("pt reclaim", ["mm-rs/pt_reclaim/*", "mm-rs/pt_reclaim.rs", "rust/kernel/mm/pmd.rs",
-                    "patches/0005-*", "patches/0006-*", "patches/0007-*"]),
+                    "patches/0005-*", "patches/0006-*", "patches/0007-*",
+                    "patches/0013-*", "patches/0014-*", "patches/0015-*", "patches/0016-*"]),
     ("sysfs/switches", ["mm-rs/sysfs.c"]),
     ("C glue", ["patches/*"]),
 ]
