@@ -197,6 +197,10 @@ echo "lint: boot.sh rerun after QEMU TCG's stale INT3"
 echo "lint: verdicts of boot.sh, stress.sh and kunit-check.py"
 "$REPO/scripts/verdict-test.sh" || rc=1
 
+# W=stress's guest side: stress-ng's and trinity's failures fail the workload.
+echo "lint: W=stress's verdict in the guest (fake stress-ng and trinity)"
+"$REPO/scripts/workload-verdict-test.sh" || rc=1
+
 # make bench-real's tables from recorded W=bench and W=hugetlb logs.
 echo "lint: workload-report.py on recorded logs"
 "$REPO/scripts/workload-report-test.sh" || rc=1

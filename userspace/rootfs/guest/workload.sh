@@ -11,9 +11,16 @@
 w=${1:?usage: workload.sh NAME [KEY=VALUE...]}
 shift
 for kv in "$@"; do export "${kv?}"; done
-script=/mmrs/workloads/$w.sh
+# Where the workloads are, where their output goes and which time(1): the
+# guest's, unless the host's verdict test (scripts/workload-verdict-test.sh)
+# says otherwise.
+guest=${MMRS_GUEST:-/mmrs}
+OUT=${MMRS_OUT:-/tmp/out}
+TIME=${MMRS_TIME:-/usr/bin/time}
+export OUT
+script=$guest/workloads/$w.sh
 if [ ! -f "$script" ]; then
-	echo "mmrs-workload: no workload $w (/mmrs/workloads: $(cd /mmrs/workloads && ls | sed 's/\.sh$//' | xargs))"
+	echo "mmrs-workload: no workload $w ($guest/workloads: $(cd "$guest/workloads" && ls | sed 's/\.sh$//' | xargs))"
 	exit 2
 fi
 
@@ -66,23 +73,23 @@ figures() {
 }
 
 # measure LABEL CMD...: runs CMD under /usr/bin/time -v, its output to
-# /tmp/out/LABEL.out; prints the figures; returns CMD's status.
-mkdir -p /tmp/out
+# $OUT/LABEL.out; prints the figures; returns CMD's status.
+mkdir -p "$OUT"
 measure() {
 	local label=$1 t0 t1 rc
 	shift
-	snap /tmp/out/.before
+	snap "$OUT/.before"
 	t0=$(date +%s.%N)
-	/usr/bin/time -v -o "/tmp/out/$label.time" "$@" > "/tmp/out/$label.out" 2>&1
+	"$TIME" -v -o "$OUT/$label.time" "$@" > "$OUT/$label.out" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
-	snap /tmp/out/.after
-	figures "$label" "$(printf '%.1f' "$(bc <<<"$t1 - $t0")")" $rc /tmp/out/.before /tmp/out/.after "/tmp/out/$label.time"
+	snap "$OUT/.after"
+	figures "$label" "$(printf '%.1f' "$(bc <<<"$t1 - $t0")")" $rc "$OUT/.before" "$OUT/.after" "$OUT/$label.time"
 	# MEASURE_OK: one more status that is not a failure (124: stopped by
 	# timeout(1) at the time the workload planned)
 	if [ $rc != 0 ] && [ "$rc" != "${MEASURE_OK:-}" ]; then
 		echo "mmrs-workload: $label failed (exit $rc), the end of its output:"
-		tail -n 20 "/tmp/out/$label.out" | sed 's/^/mmrs-out: /'
+		tail -n 20 "$OUT/$label.out" | sed 's/^/mmrs-out: /'
 	fi
 	return $rc
 }
@@ -105,15 +112,15 @@ vmas() {
 		/proc/slabinfo 2>/dev/null
 }
 vmas start
-snap /tmp/out/.start
+snap "$OUT/.start"
 t0=$(date +%s.%N)
 cd /tmp || exit 1
 # shellcheck source=/dev/null
 . "$script"
 rc=$?
 t1=$(date +%s.%N)
-snap /tmp/out/.end
-figures total "$(printf '%.1f' "$(bc <<<"$t1 - $t0")")" $rc /tmp/out/.start /tmp/out/.end
+snap "$OUT/.end"
+figures total "$(printf '%.1f' "$(bc <<<"$t1 - $t0")")" $rc "$OUT/.start" "$OUT/.end"
 vmas end
 if [ $rc = 0 ]; then
 	echo "mmrs-workload: $w passed"

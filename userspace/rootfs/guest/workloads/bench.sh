@@ -57,7 +57,7 @@ run() {
 	measure "compile-$1" make -s -C /tmp/kslice -j"$(nproc)" || rc=1
 	python3 /mmrs/textfolios.py "$1" "$cc1" || rc=1
 	measure "python-$1" python3 /mmrs/pyalloc.py || rc=1
-	grep -h checksum "/tmp/out/python-$1.out" | sed 's/^/  /'
+	grep -h checksum "$OUT/python-$1.out" | sed 's/^/  /'
 }
 
 for round in $(seq "${ROUNDS:-1}"); do
@@ -72,9 +72,9 @@ policy mthp-4k && echo 0 > $M/mm_rs/exec_ra || rc=1
 run exec-ra-off
 echo 1 > $M/mm_rs/exec_ra
 # every Python run must have computed the same
-if [ "$(cat /tmp/out/python-*.out | grep checksum | sort -u | wc -l)" != 1 ]; then
+if [ "$(cat "$OUT"/python-*.out | grep checksum | sort -u | wc -l)" != 1 ]; then
 	echo "mmrs-workload: the Python program's checksums differ:"
-	grep -H checksum /tmp/out/python-*.out
+	grep -H checksum "$OUT"/python-*.out
 	rc=1
 fi
 return $rc

@@ -6,12 +6,13 @@
 rc=0
 sysctl -q -w vm.unprivileged_userfaultfd=1 || rc=1
 measure stress-ng stress-ng --vm 2 --vm-method all --verify -t 20s --metrics-brief || rc=1
-grep -E 'successful run|passed|failed|skipped' /tmp/out/stress-ng.out | sed 's/^stress-ng: /  /'
-mkdir -p /tmp/trinity && chown mmrs:mmrs /tmp/trinity
-cd /tmp/trinity || return 1
+grep -E 'successful run|passed|failed|skipped' "$OUT/stress-ng.out" | sed 's/^stress-ng: /  /'
+tdir=$(dirname "$OUT")/trinity
+mkdir -p "$tdir" && chown mmrs:mmrs "$tdir"
+cd "$tdir" || return 1
 measure trinity setpriv --reuid=mmrs --regid=mmrs --init-groups --reset-env -- \
 	trinity -q -l off --disable-fds=sockets -s "${SEED:-1}" -N 2000 \
 	-c mmap -c munmap -c madvise -c mremap -c mprotect || rc=1
-grep -E 'Ran [0-9]+ syscalls|successes|failures' /tmp/out/trinity.out | tail -n 3 | sed 's/^/  /'
+grep -E 'Ran [0-9]+ syscalls|successes|failures' "$OUT/trinity.out" | tail -n 3 | sed 's/^/  /'
 cd /tmp || return 1
 return $rc

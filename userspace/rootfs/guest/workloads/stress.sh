@@ -32,20 +32,21 @@ echo "  stress-ng $(stress-ng --version | awk '{ print $3 }'):" $stressors "--ve
 	"beside it (ulimit -v 1 GiB): --bigheap 1 --verify -t ${secs}s"
 # shellcheck disable=SC2086
 measure stress-ng bash -c "(ulimit -v 1048576 && exec stress-ng --bigheap 1 --verify -t ${secs}s --metrics-brief) \
-	> /tmp/out/stress-ng-bigheap.out 2>&1 & b=\$!
+	> $OUT/stress-ng-bigheap.out 2>&1 & b=\$!
 	stress-ng $(echo $stressors) --verify -t ${secs}s --metrics-brief; r=\$?
-	wait \$b; rb=\$?; cat /tmp/out/stress-ng-bigheap.out; [ \$r = 0 ] && exit \$rb; exit \$r" || rc=1
+	wait \$b; rb=\$?; cat $OUT/stress-ng-bigheap.out; [ \$r = 0 ] && exit \$rb; exit \$r" || rc=1
 # everything it said: which stressor skipped, failed or lacked a resource,
 # and why; each one's bogo ops (that it ran)
-grep -v 'nanosecs per\|calls per sec\|miscellaneous metrics' /tmp/out/stress-ng.out | head -n 80 |
+grep -v 'nanosecs per\|calls per sec\|miscellaneous metrics' "$OUT/stress-ng.out" | head -n 80 |
 	sed 's/^stress-ng: /  /'
-if grep -qiE 'verification fail|fail(ed)?: [1-9]' /tmp/out/stress-ng.out; then
+if grep -qiE 'verification fail|fail(ed)?: [1-9]' "$OUT/stress-ng.out"; then
 	echo "mmrs-workload: stress-ng reported a failure"
 	rc=1
 fi
 
-mkdir -p /tmp/trinity && chown mmrs:mmrs /tmp/trinity
-cd /tmp/trinity || return 1
+tdir=$(dirname "$OUT")/trinity
+mkdir -p "$tdir" && chown mmrs:mmrs "$tdir"
+cd "$tdir" || return 1
 calls="mmap munmap mremap mprotect madvise process_madvise brk mlock munlock mlock2 mlockall
 	munlockall mincore msync mbind migrate_pages move_pages userfaultfd fork"
 cargs=()
@@ -59,6 +60,6 @@ t=$?
 if [ $t != 0 ] && [ $t != 124 ]; then
 	rc=1
 fi
-tail -n 8 /tmp/out/trinity.out | sed 's/^/  trinity: /'
+tail -n 8 "$OUT/trinity.out" | sed 's/^/  trinity: /'
 cd /tmp || return 1
 return $rc

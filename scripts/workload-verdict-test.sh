@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# workload-verdict-test.sh: host test of the guest side of W=stress's
+# verdict (userspace/rootfs/guest/workload.sh running workloads/stress.sh),
+# which only a booted run reaches otherwise. stress-ng, trinity and the
+# guest's helpers are fakes on PATH; workload.sh runs on the host with its
+# workloads, output and time(1) pointed at a temporary directory. Each case
+# says what the fakes do and the verdict the guest must print as its last
+# line ("mmrs-workload: stress passed" or "... failed"), with an exit status
+# that agrees:
+#
+# - stress-ng exits 0 and trinity is stopped by timeout(1) at SECONDS_EACH
+#   (status 124, the plan), or ends by itself: passed;
+# - stress-ng exits 2 or 3 (a stressor failed, or lacked a resource), the
+#   bigheap stress-ng beside it fails, stress-ng exits 0 but reports a
+#   verification failure or a failed stressor, trinity dies (a segfault,
+#   139) or exits 1: failed.
+# Used by make lint.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/bin" "$tmp/guest/workloads"
+ln -s "$REPO/userspace/rootfs/guest/workloads/stress.sh" "$tmp/guest/workloads/stress.sh"
+
+# stress-ng 0.15.06's lines, as the guest's console logs showed them.
+cat > "$tmp/bin/stress-ng" <<'EOF'
+#!/bin/bash
+case " $* " in
+*" --version "*) echo "stress-ng, version 0.15.06 (gcc 12.2, x86_64 Linux 6.12.117-mm-rs)"; exit 0 ;;
+*" --bigheap "*)
+	echo "stress-ng: info:  [201] dispatching hogs: 1 bigheap"
+	[ "${FAKE_BIGHEAP_RC:-0}" = 0 ] &&
+		echo "stress-ng: info:  [201] passed: 1: bigheap (1)"
+	exit "${FAKE_BIGHEAP_RC:-0}" ;;
+esac
+echo "stress-ng: info:  [200] dispatching hogs: 2 vm, 1 mmap, 1 madvise"
+[ -n "${FAKE_STRESS_LINE:-}" ] && echo "$FAKE_STRESS_LINE"
+echo "stress-ng: info:  [200] passed: 13: vm (2) mmap (1) madvise (1)"
+echo "stress-ng: info:  [200] failed: 0"
+echo "stress-ng: info:  [200] successful run completed in 1.02s"
+exit "${FAKE_STRESS_RC:-0}"
+EOF
+cat > "$tmp/bin/trinity" <<'EOF'
+#!/bin/bash
+echo "Trinity 1.9+git20230109  Dave Jones <davej@codemonkey.org.uk>"
+case "${FAKE_TRINITY:-run}" in
+run) exec sleep 60 ;;
+end) echo "Ran 10000000 syscalls. Successes: 5000  Failures: 5000"; exit 0 ;;
+segv) kill -SEGV $$ ;;
+*) exit "$FAKE_TRINITY" ;;
+esac
+EOF
+# setpriv ... -- CMD: CMD, as this user
+cat > "$tmp/bin/setpriv" <<'EOF'
+#!/bin/bash
+while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
+shift
+exec "$@"
+EOF
+# time -v -o FILE CMD: CMD, and the line workload.sh reads
+cat > "$tmp/bin/fake-time" <<'EOF'
+#!/bin/bash
+o=$3
+shift 3
+"$@"
+rc=$?
+printf '\tMaximum resident set size (kbytes): 1000\n\tUser time (seconds): 0.10\n\tSystem time (seconds): 0.20\n' > "$o"
+exit $rc
+EOF
+for b in sysctl chown; do printf '#!/bin/sh\nexit 0\n' > "$tmp/bin/$b"; done
+chmod +x "$tmp/bin/"*
+
+rc=0
+# check NAME WANT [VAR=VALUE...]: the guest's last line says WANT (passed or
+# failed), and its exit status agrees.
+check() {
+	local name=$1 want=$2 out st last
+	shift 2
+	rm -rf "$tmp/out" "$tmp/trinity"
+	out=$(cd "$tmp" && env "$@" PATH="$tmp/bin:$PATH" MMRS_GUEST="$tmp/guest" MMRS_OUT="$tmp/out" \
+		MMRS_TIME="$tmp/bin/fake-time" timeout 120 bash "$REPO/userspace/rootfs/guest/workload.sh" \
+		stress SECONDS_EACH=1 2>&1)
+	st=$?
+	last=$(tail -n 1 <<< "$out")
+	if [ "$last" != "mmrs-workload: stress $want" ]; then
+		echo "workload-verdict-test: $name: last line '$last', not 'mmrs-workload: stress $want'" >&2
+		sed 's/^/    /' <<< "$out" | tail -n 15 >&2
+		rc=1
+	elif { [ "$want" = passed ] && [ $st != 0 ]; } || { [ "$want" = failed ] && [ $st = 0 ]; }; then
+		echo "workload-verdict-test: $name: says $want but exits $st" >&2
+		rc=1
+	fi
+}
+
+check "clean run, trinity stopped at the time limit" passed
+check "trinity ends by itself" passed FAKE_TRINITY=end
+check "stress-ng exits 2" failed FAKE_STRESS_RC=2
+check "stress-ng exits 3" failed FAKE_STRESS_RC=3
+check "bigheap beside it exits 2" failed FAKE_BIGHEAP_RC=2
+check "a verification failure, exit 0" failed \
+	"FAKE_STRESS_LINE=stress-ng: fail:  [204] vm: verification failed on page 0x7f3a1000"
+check "a failed stressor counted, exit 0" failed \
+	"FAKE_STRESS_LINE=stress-ng: info:  [200] failed: 1: mremap (1)"
+check "trinity segfaults" failed FAKE_TRINITY=segv
+check "trinity exits 1" failed FAKE_TRINITY=1
+
+[ $rc = 0 ] && echo "workload-verdict-test: ok (9 cases)"
+exit $rc
