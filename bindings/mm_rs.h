@@ -66,6 +66,37 @@ static inline bool mm_rs_pt_reclaim_enabled(void)
 }
 #endif
 
+#ifdef CONFIG_MM_RS_SPLIT_UNDERUSED
+DECLARE_STATIC_KEY_TRUE(mm_rs_split_underused_key);
+
+/*
+ * mm/mm_rs/underused.c: the anonymous mTHP @folio, which a fault just
+ * mapped, becomes a candidate for the deferred-split shrinker (sysfs:
+ * split_underused), as a PMD THP does at fault time.
+ */
+void mm_rs_anon_underused_candidate(struct folio *folio);
+/*
+ * For the shrinker: how many zero-filled pages the mTHP @folio has if it is
+ * underused (mm/mm_rs/anon/underused.rs), else 0; and the counters of a
+ * split that followed.
+ */
+int mm_rs_mthp_underused(struct folio *folio);
+void mm_rs_count_underused_split(int order, int zero_pages);
+#else
+static inline void mm_rs_anon_underused_candidate(struct folio *folio)
+{
+}
+
+static inline int mm_rs_mthp_underused(struct folio *folio)
+{
+	return 0;
+}
+
+static inline void mm_rs_count_underused_split(int order, int zero_pages)
+{
+}
+#endif
+
 /* The folio order of exec readahead; -1: none (sysfs: exec_folio_size). */
 extern int mm_rs_exec_folio_order;
 
@@ -214,6 +245,25 @@ unsigned long anon_folio_orders(struct vm_area_struct *vma, unsigned long addr);
 vm_fault_t mm_rs_anon_folio_install(struct vm_fault *vmf, struct folio *folio);
 /* KUnit only: the map step for a read fault: map the shared zero page. */
 vm_fault_t mm_rs_anon_zero_page_install(struct vm_fault *vmf);
+#endif
+
+#ifdef CONFIG_MM_RS_SPLIT_UNDERUSED
+/* mm/mm_rs/anon/underused.rs */
+
+/*
+ * The verdict on the mTHP @folio, which the deferred-split shrinker holds a
+ * reference to, with khugepaged's @max_ptes_none: how many of its pages are
+ * zero-filled if it is underused, else 0. Counts underused_checked.
+ */
+int mm_rs_thp_underused(struct folio *folio, unsigned int max_ptes_none);
+#endif
+#if defined(CONFIG_MM_RS_SPLIT_UNDERUSED) && defined(CONFIG_MM_RS_KUNIT_TEST)
+/*
+ * KUnit only: the same verdict for a folio of @order whose page i is
+ * zero-filled when bit i of @zero is set.
+ */
+int mm_rs_underused_verdict(unsigned int order, unsigned int max_ptes_none,
+			    const unsigned long *zero);
 #endif
 
 /* mm/mm_rs/exec_ra/: a readahead window of @size pages from @start, in folios of @order. */

@@ -11,3 +11,5 @@ pub mod fault;
 pub mod order;
 #[cfg(CONFIG_MM_RS_ANON_ORDER)]
 pub mod policy;
+#[cfg(CONFIG_MM_RS_SPLIT_UNDERUSED)]
+pub mod underused;

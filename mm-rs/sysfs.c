@@ -153,6 +153,9 @@ static ssize_t exec_folio_size_store(struct kobject *kobj,
 
 static struct kobj_attribute exec_folio_size_attr = __ATTR_RW(exec_folio_size);
 #endif
+#ifdef CONFIG_MM_RS_SPLIT_UNDERUSED
+MM_RS_SWITCH(split_underused);
+#endif
 
 static struct attribute *mm_rs_attrs[] = {
 #ifdef CONFIG_MM_RS_ANON_ORDER
@@ -168,6 +171,9 @@ static struct attribute *mm_rs_attrs[] = {
 #ifdef CONFIG_MM_RS_EXEC_RA
 	&exec_ra_attr.attr,
 	&exec_folio_size_attr.attr,
+#endif
+#ifdef CONFIG_MM_RS_SPLIT_UNDERUSED
+	&split_underused_attr.attr,
 #endif
 	NULL,
 };

@@ -135,6 +135,16 @@ def summarise(d):
                 row[pol] = m
         if row:
             s["policy"][pattern] = row
+    s["reclaim"] = {}
+    for pattern in DENSE + SPARSE:
+        row = {}
+        for pol in POLICIES:
+            m = {k: median(d.get("reclaim", []), k, pattern=pattern, policy=pol)
+                 for k in ("rss_kb", "again_faults", "again_ns")}
+            if m["rss_kb"] is not None:
+                row[pol] = m
+        if row:
+            s["reclaim"][pattern] = row
     return s
 
 
@@ -243,6 +253,8 @@ def markdown(runs):
             out.append("")
         if s.get("policy"):
             out += policy_markdown(a, s["policy"])
+        if s.get("reclaim"):
+            out += reclaim_markdown(s["reclaim"])
         if s["ptreclaim"]:
             out += ["### PTE-table reclaim: mmap 50 GiB; N times: touch P pages of 2 MiB, MADV_DONTNEED it", "",
                     "| N x P | reclaim | VmPTE at end (kB) | faults | faults/s (guest) | tables freed fast / slow |",
@@ -369,6 +381,28 @@ def policy_markdown(arch, p):
             + "; " + "; ".join(f"`auto` on {pat}: {fmt(t.get(f'auto_{pat}_rss_vs_order0_pct'), '+.1f')}% "
                                f"RSS against order 0" for pat in SPARSE) + ".", ""]
     return out
+
+
+def reclaim_markdown(r):
+    """`bench policy` after one reclaim pass: what split_underused gives back, and its cost."""
+    pols = [x for x in POLICIES if any(x in row for row in r.values())]
+    head = "| pattern | " + " | ".join(pols)
+    out = ["### After one reclaim pass: underused mTHPs split", "",
+           "The same regions after `drop_caches` 3 (the LRU batches drained, every shrinker run),",
+           "with `khugepaged/max_ptes_none` 409 and `/sys/kernel/mm/mm_rs/split_underused` 1: the",
+           "anonymous memory still resident (RssAnon growth, kB; the zero page is not counted),",
+           "then the faults and guest time of touching the same pages again.", "",
+           head + " | auto against order 0 |", "|---|" + "---:|" * (len(pols) + 1)]
+    for pat, row in r.items():
+        cells = [fmt(row[x]["rss_kb"], ".0f") if x in row else "-" for x in pols]
+        vs = pct(row["auto"]["rss_kb"], row["mthp-4k"]["rss_kb"]) if "auto" in row and "mthp-4k" in row else None
+        out.append(f"| {pat} | " + " | ".join(cells) + f" | {fmt(vs, '+.1f')}% |")
+    out += ["", "Touched again: faults / guest ms:", "", head + " |", "|---|" + "---:|" * len(pols)]
+    for pat, row in r.items():
+        cells = [f"{fmt(row[x]['again_faults'], '.0f')} / {fmt(row[x]['again_ns'] / 1e6, '.2f')}"
+                 if x in row else "-" for x in pols]
+        out.append(f"| {pat} | " + " | ".join(cells) + " |")
+    return out + [""]
 
 
 def review_answers(arch, p):

@@ -60,6 +60,7 @@ DECISIONS = [
     ("pt reclaim", ["mm-rs/pt_reclaim/*", "mm-rs/pt_reclaim.rs", "rust/kernel/mm/pmd.rs",
                     "patches/0005-*", "patches/0006-*", "patches/0007-*",
                     "patches/0013-*", "patches/0014-*", "patches/0015-*", "patches/0016-*"]),
+    ("underused mTHPs", ["mm-rs/anon/underused.rs", "mm-rs/underused.c", "patches/0017-*"]),
     ("sysfs/switches", ["mm-rs/sysfs.c"]),
     ("C glue", ["patches/*"]),
 ]

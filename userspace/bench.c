@@ -299,11 +299,12 @@ static int policy_pattern(int round, unsigned int pol, unsigned int pat, unsigne
 	size_t step = patterns[pat].step_kb ? (size_t)patterns[pat].step_kb * 1024 : (size_t)page_size;
 	size_t n = POLICY_LEN / step, i;
 	char *p = map(POLICY_LEN);
-	long f0, faults;
+	long f0, faults, rss0, rss1;
 	double t0, ns;
 
 	if (!p)
 		return 1;
+	rss0 = proc_kb("/proc/self/status", "RssAnon");
 	f0 = minflt();
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
@@ -312,6 +313,27 @@ static int policy_pattern(int round, unsigned int pol, unsigned int pat, unsigne
 	faults = minflt() - f0;
 	policy_line(round, pol, patterns[pat].name, faults, resident_kb(p, POLICY_LEN),
 		    n * page_size / 1024, ns);
+	/*
+	 * One reclaim pass (drop_caches 3: the LRU batches drained, every
+	 * shrinker run, the deferred-split one with it), then the anonymous
+	 * memory still resident (RssAnon: pages mapped to the zero page are not
+	 * counted, unlike mincore()'s), and what touching the same pages again
+	 * costs. With split_underused, the underused mTHPs are split there.
+	 */
+	if (write_str("/proc/sys/vm/drop_caches", "3"))
+		return 1;
+	rss1 = proc_kb("/proc/self/status", "RssAnon") - rss0;
+	f0 = minflt();
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		p[order[i] * step] = 2;
+	ns = now_ns() - t0;
+	printf("mmrs-data bench reclaim round=%d policy=%s pattern=%s rss_kb=%ld again_faults=%ld "
+	       "again_ns=%.0f\n", round, policies[pol].name, patterns[pat].name, rss1,
+	       minflt() - f0, ns);
+	printf("  round %d  %-8s  %-16s  after a reclaim pass: %8ld kB resident; again: %ld faults, "
+	       "%.2f ms\n", round, policies[pol].name, patterns[pat].name, rss1, minflt() - f0,
+	       ns / 1e6);
 	munmap(p, POLICY_LEN);
 	return 0;
 }
@@ -429,6 +451,11 @@ static int policy_bench(int rounds)
 	set_mthp(2048, "never");
 	set_mthp(16, "never");
 	set_mthp(32, "never");
+	/*
+	 * The reclaim pass splits mTHPs with more than 12 of 16 pages zero-filled
+	 * (CONFIG_MM_RS_SPLIT_UNDERUSED; 511, the default, splits none).
+	 */
+	write_str("/sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none", "409");
 	/* The order of each pattern's touches, made before anything is measured. */
 	for (pat = 0; pat < NR_PATTERNS; pat++) {
 		size_t step = patterns[pat].step_kb ? (size_t)patterns[pat].step_kb * 1024 : (size_t)page_size;

@@ -5,6 +5,7 @@
  */
 
 #include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/oom.h>
 #include <linux/rmap.h>
 #include <linux/userfaultfd_k.h>
@@ -211,6 +212,44 @@ __rust_helper void rust_helper_mm_rs_folio_ref_add(struct folio *folio, int nr)
 {
 	folio_ref_add(folio, nr);
 }
+
+#ifdef CONFIG_MM_RS_SPLIT_UNDERUSED
+/* A folio somebody holds a reference to (rust/kernel/mm/folio.rs, Folio). */
+__rust_helper bool rust_helper_mm_rs_folio_test_anon(struct folio *folio)
+{
+	return folio_test_anon(folio);
+}
+
+__rust_helper bool rust_helper_mm_rs_folio_test_writeback(struct folio *folio)
+{
+	return folio_test_writeback(folio);
+}
+
+__rust_helper bool rust_helper_mm_rs_folio_maybe_dma_pinned(struct folio *folio)
+{
+	return folio_maybe_dma_pinned(folio);
+}
+
+__rust_helper bool rust_helper_mm_rs_folio_likely_mapped_shared(struct folio *folio)
+{
+	return folio_likely_mapped_shared(folio);
+}
+
+__rust_helper bool rust_helper_mm_rs_folio_contain_hwpoisoned_page(struct folio *folio)
+{
+	return folio_contain_hwpoisoned_page(folio);
+}
+
+/* Whether page @i of @folio holds only zeros (pages_identical() with the zero page). */
+bool rust_helper_mm_rs_folio_page_zero_filled(struct folio *folio, size_t i)
+{
+	void *addr = kmap_local_folio(folio, i * PAGE_SIZE);
+	bool zero = !memchr_inv(addr, 0, PAGE_SIZE);
+
+	kunmap_local(addr);
+	return zero;
+}
+#endif
 
 /* Faults and mms (rust/kernel/mm/fault.rs, virt.rs). */
 

@@ -331,3 +331,91 @@ pub fn max_pagecache_order() -> u32 {
     // SAFETY: Returns a constant.
     unsafe { bindings::mm_rs_max_pagecache_order() }
 }
+
+/// A folio that somebody holds a reference to, borrowed for no longer than they hold it: what
+/// the deferred-split shrinker hands to mm-rs when it asks whether an mTHP is underused.
+///
+/// Nothing else is known of it: it may be mapped and written by user space, locked, or on its
+/// way to swap, so it only offers what C reads of a folio in that state (flags and counts read
+/// once, and page contents through a temporary kernel mapping, whose value may be stale as soon
+/// as it is read, as for C).
+///
+/// # Invariants
+///
+/// The `struct folio` stays allocated as a folio for the lifetime of every `&Folio`: whoever
+/// made the reference holds a folio reference for that long.
+#[repr(transparent)]
+pub struct Folio(crate::types::Opaque<bindings::folio>);
+
+impl Folio {
+    /// Borrows the folio at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must point to a folio the caller holds a reference to for all of `'a`.
+    #[inline]
+    pub unsafe fn from_raw<'a>(ptr: *mut bindings::folio) -> &'a Self {
+        // SAFETY: `Folio` is a transparent wrapper of `struct folio`, which the caller keeps
+        // allocated for `'a`; `Opaque` allows C to change it meanwhile.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    #[inline]
+    fn as_ptr(&self) -> *mut bindings::folio {
+        self.0.get()
+    }
+
+    /// The folio's order (`folio_order()`).
+    #[inline]
+    pub fn order(&self) -> u32 {
+        // SAFETY: The folio is allocated (type invariants); this reads its flags.
+        unsafe { bindings::mm_rs_folio_order(self.as_ptr()) }
+    }
+
+    /// Whether it is an anonymous folio (`folio_test_anon()`).
+    #[inline]
+    pub fn test_anon(&self) -> bool {
+        // SAFETY: As for `order()`.
+        unsafe { bindings::mm_rs_folio_test_anon(self.as_ptr()) }
+    }
+
+    /// Whether it is under writeback (`folio_test_writeback()`), on its way to swap.
+    #[inline]
+    pub fn test_writeback(&self) -> bool {
+        // SAFETY: As for `order()`.
+        unsafe { bindings::mm_rs_folio_test_writeback(self.as_ptr()) }
+    }
+
+    /// Whether it may be pinned for DMA (`folio_maybe_dma_pinned()`).
+    #[inline]
+    pub fn maybe_dma_pinned(&self) -> bool {
+        // SAFETY: As for `order()`; this reads its pin count.
+        unsafe { bindings::mm_rs_folio_maybe_dma_pinned(self.as_ptr()) }
+    }
+
+    /// Whether it is likely mapped by more than one process (`folio_likely_mapped_shared()`).
+    #[inline]
+    pub fn likely_mapped_shared(&self) -> bool {
+        // SAFETY: As for `order()`; this reads its mapcounts.
+        unsafe { bindings::mm_rs_folio_likely_mapped_shared(self.as_ptr()) }
+    }
+
+    /// Whether one of its pages is poisoned (`folio_contain_hwpoisoned_page()`).
+    #[inline]
+    pub fn contain_hwpoisoned_page(&self) -> bool {
+        // SAFETY: As for `order()`.
+        unsafe { bindings::mm_rs_folio_contain_hwpoisoned_page(self.as_ptr()) }
+    }
+
+    /// Whether page `i` of the folio holds only zeros, as `pages_identical()` with the zero page
+    /// decides; `false` for an `i` past the folio's end.
+    pub fn page_zero_filled(&self, i: usize) -> bool {
+        if i >= 1usize << self.order() {
+            return false;
+        }
+        // SAFETY: The folio is allocated (type invariants) and `i` is one of its pages; the
+        // helper reads the page through `kmap_local_folio()`, in C, so a concurrent write by
+        // user space is C's race, as in `thp_underused()`.
+        unsafe { bindings::mm_rs_folio_page_zero_filled(self.as_ptr(), i) }
+    }
+}

@@ -572,9 +572,10 @@ impl VacantFolio<'_, '_, '_> {
     /// Maps the folio at the block, as the rest of C's `do_anonymous_page()`: takes a reference
     /// for each page the entries will map, counts the pages in the mm's RSS and the mTHP
     /// statistics, adds the folio to the anonymous rmap (exclusively) and to the LRU, sets the
-    /// entries with one `set_ptes()` (uffd-wp kept when the fault replaces a uffd-wp marker) and
-    /// updates the MMU cache. Cannot fail: everything it needs was checked before, under the
-    /// lock still held.
+    /// entries with one `set_ptes()` (uffd-wp kept when the fault replaces a uffd-wp marker),
+    /// updates the MMU cache, and, with `CONFIG_MM_RS_SPLIT_UNDERUSED`, queues an mTHP for the
+    /// deferred-split shrinker, as C does. Cannot fail: everything it needs was checked before,
+    /// under the lock still held.
     #[inline(always)]
     pub fn install(self) {
         let Self { guard, folio } = self;
@@ -630,6 +631,13 @@ impl VacantFolio<'_, '_, '_> {
         // the folio, whose `nr` references they take over from `folio`, forgotten right after,
         // and which the rmap, mapcount and RSS counted above.
         unsafe { guard.set_ptes(entry) };
+        #[cfg(CONFIG_MM_RS_SPLIT_UNDERUSED)]
+        if nr > 1 {
+            // SAFETY: The folio is live (the entries hold its references), anonymous, and
+            // mapped by the block whose PTE lock is held, as for C's call after its
+            // `set_ptes()`; the call only queues it for the deferred-split shrinker.
+            unsafe { bindings::mm_rs_anon_underused_candidate(raw) };
+        }
         folio.forget();
     }
 }

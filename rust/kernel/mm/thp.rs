@@ -66,7 +66,8 @@ impl AnonThpKnobs {
     }
 }
 
-/// The per-size mTHP counters (`enum mthp_stat_item`) the anonymous fault path moves.
+/// The per-size mTHP counters (`enum mthp_stat_item`) the anonymous fault path and the verdict
+/// on underused mTHPs move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum MthpStat {
@@ -76,6 +77,10 @@ pub enum MthpStat {
     AnonFaultFallback = bindings::mthp_stat_item_MTHP_STAT_ANON_FAULT_FALLBACK,
     /// `anon_fault_fallback_charge`: the memcg charge for this order failed.
     AnonFaultFallbackCharge = bindings::mthp_stat_item_MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE,
+    /// `underused_checked`: the deferred-split shrinker asked whether a folio of this order is
+    /// underused.
+    #[cfg(CONFIG_MM_RS_SPLIT_UNDERUSED)]
+    UnderusedChecked = bindings::mthp_stat_item_MTHP_STAT_UNDERUSED_CHECKED,
 }
 
 /// Counts one event of `item` for `order`, as C's `count_mthp_stat()` (which ignores order 0 and

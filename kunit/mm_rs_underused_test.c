@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for mm-rs's underused mTHPs (mm/mm_rs/anon/underused.rs and
+ * mm/mm_rs/underused.c): the verdict for every order at the edges of its
+ * threshold, and real faults in the test mm whose mTHPs the deferred-split
+ * shrinker (run through drop_slab()) splits or leaves alone, on the Rust and
+ * the C fault path.
+ */
+
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/mm.h>
+#include <linux/khugepaged.h>
+#include <linux/mm_rs.h>
+#include <linux/mman.h>
+#include <linux/swap.h>
+#include <linux/uaccess.h>
+
+#include "mm_rs_kunit.h"
+
+#define U_ORDER		4			/* the mTHPs: 64K with 4K pages */
+#define U_NR		BIT(U_ORDER)
+#define U_BLOCKS	32
+#define U_LEN		(U_BLOCKS * U_NR * PAGE_SIZE)
+#define U_MAX_NONE	409			/* the value the 6.12 series suggests */
+
+struct underused_ctx {
+	struct thp_knobs saved;
+	struct mm_rs_paths saved_paths;
+	unsigned int saved_max_none;
+	bool saved_on;
+};
+
+static int underused_test_init(struct kunit *test)
+{
+	struct underused_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct thp_knobs k;
+
+	if (!c)
+		return -ENOMEM;
+	mm_rs_knobs_get(&c->saved);
+	mm_rs_paths_get(&c->saved_paths);
+	c->saved_max_none = READ_ONCE(khugepaged_max_ptes_none);
+	c->saved_on = static_branch_likely(&mm_rs_split_underused_key);
+	test->priv = c;
+	/* 64K mTHPs only, the global mode kept; the Rust paths, the mthp policy. */
+	k.tpf = c->saved.tpf;
+	mm_rs_knobs_only(&k, U_ORDER, KNOB_ALWAYS);
+	mm_rs_knobs_set(&k);
+	mm_rs_paths_all(true);
+	WRITE_ONCE(khugepaged_max_ptes_none, U_MAX_NONE);
+	WARN_ON(mm_rs_sysfs_write_test("split_underused", "1") != 1);
+	return 0;
+}
+
+static void underused_test_exit(struct kunit *test)
+{
+	struct underused_ctx *c = test->priv;
+
+	mm_rs_knobs_set(&c->saved);
+	mm_rs_paths_set(&c->saved_paths);
+	WRITE_ONCE(khugepaged_max_ptes_none, c->saved_max_none);
+	WARN_ON(mm_rs_sysfs_write_test("split_underused", c->saved_on ? "1" : "0") != 1);
+}
+
+/* The reference: 6.12's rule with the threshold scaled to @order. */
+static int ref_verdict(int order, unsigned int max_none, int zero)
+{
+	if (max_none >= HPAGE_PMD_NR - 1)
+		return 0;
+	return zero > (int)(max_none >> (HPAGE_PMD_ORDER - order)) ? zero : 0;
+}
+
+/*
+ * Every order from 2 to PMD_ORDER, max_ptes_none from 0 to 511, and as many
+ * zero-filled pages as the threshold, one more, one less, none and all,
+ * placed first, last and spread out: the verdict and its count of zero pages
+ * are the reference's.
+ */
+static void verdict_each_order(struct kunit *test)
+{
+	static const unsigned int max_nones[] = { 0, 1, 64, 255, 256, 409, 510, 511 };
+	DECLARE_BITMAP(zero, HPAGE_PMD_NR);
+	int order, m, i, place, checked = 0;
+
+	for (order = FIRST_ORDER; order <= HPAGE_PMD_ORDER; order++) {
+		int nr = 1 << order;
+
+		for (m = 0; m < ARRAY_SIZE(max_nones); m++) {
+			int t = max_nones[m] >> (HPAGE_PMD_ORDER - order);
+			int counts[] = { 0, 1, t - 1, t, t + 1, nr - 1, nr };
+
+			for (i = 0; i < ARRAY_SIZE(counts); i++) {
+				int k = counts[i];
+
+				if (k < 0 || k > nr)
+					continue;
+				for (place = 0; place < 3; place++) {
+					int p, got;
+
+					bitmap_zero(zero, HPAGE_PMD_NR);
+					for (p = 0; p < k; p++)
+						__set_bit(place == 0 ? p : place == 1 ? nr - 1 - p :
+							  (p * nr) / k, zero);
+					got = mm_rs_underused_verdict(order, max_nones[m], zero);
+					KUNIT_EXPECT_EQ_MSG(test, got,
+							    ref_verdict(order, max_nones[m], k),
+							    "order %d, max_none %u, %d zero, place %d",
+							    order, max_nones[m], k, place);
+					checked++;
+				}
+			}
+		}
+	}
+	/* Out of range: no verdict. */
+	bitmap_fill(zero, HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, mm_rs_underused_verdict(HPAGE_PMD_ORDER + 1, 0, zero), 0);
+	kunit_info(test, "%d verdicts", checked);
+}
+
+/*
+ * What memory pressure does to the deferred-split queue, as it would: the
+ * per-CPU LRU batches drained first (a folio still in one has a reference
+ * more than its mappings, and the split refuses it), then every shrinker.
+ */
+static void shrink(void)
+{
+	lru_add_drain_all();
+	drop_slab();
+}
+
+/* The counters of U_ORDER. */
+struct u_counts {
+	unsigned long checked, split, zero_pages, alloc;
+};
+
+static void counts_get(struct u_counts *c)
+{
+	c->checked = mm_rs_sum_mthp(U_ORDER, MTHP_STAT_UNDERUSED_CHECKED);
+	c->split = mm_rs_sum_mthp(U_ORDER, MTHP_STAT_UNDERUSED_SPLIT);
+	c->zero_pages = mm_rs_sum_mthp(U_ORDER, MTHP_STAT_UNDERUSED_ZERO_PAGES);
+	c->alloc = mm_rs_sum_mthp(U_ORDER, MTHP_STAT_ANON_FAULT_ALLOC);
+}
+
+/* U_BLOCKS blocks of U_NR pages, aligned to the block, in a fresh mapping. */
+static unsigned long map_blocks(struct kunit *test)
+{
+	unsigned long addr = mm_rs_map_anon(test, U_LEN + U_NR * PAGE_SIZE);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0);
+	return ALIGN(addr, U_NR * PAGE_SIZE);
+}
+
+/* The page of block @b that sparse access writes: a different one in each. */
+static unsigned long sparse_page(unsigned long base, int b)
+{
+	return base + (b * U_NR + (b * 7) % U_NR) * PAGE_SIZE;
+}
+
+/*
+ * One page written in each block (0x5a at its start), and in every other
+ * block a second page written with zeros, which holds only zeros like the
+ * pages never written. Every block is one mTHP.
+ */
+static void touch_sparse(struct kunit *test, unsigned long base)
+{
+	int b;
+
+	for (b = 0; b < U_BLOCKS; b++) {
+		unsigned long p = sparse_page(base, b);
+		unsigned long z = base + (b * U_NR + ((b * 7) % U_NR + 1) % U_NR) * PAGE_SIZE;
+
+		KUNIT_ASSERT_EQ(test, put_user((char)0x5a, (char __user *)p), 0);
+		if (b % 2)
+			KUNIT_ASSERT_EQ(test, clear_user((void __user *)z, PAGE_SIZE), 0);
+	}
+}
+
+/* Every page of every block reads as sparse access left it: the data is kept. */
+static void expect_sparse_data(struct kunit *test, unsigned long base)
+{
+	int b, i, bad = 0;
+	char c;
+
+	for (b = 0; b < U_BLOCKS; b++)
+		for (i = 0; i < U_NR; i++) {
+			unsigned long a = base + (b * U_NR + i) * PAGE_SIZE;
+			char want = a == sparse_page(base, b) ? 0x5a : 0;
+
+			if (get_user(c, (char __user *)a) || c != want)
+				bad++;
+		}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+}
+
+/*
+ * Sparse access, on the Rust and on the C fault path: the shrinker splits
+ * every block's mTHP, maps its zero-filled pages to the zero page and frees
+ * them; what is left resident is the one page written in each block, and
+ * the data is intact. The counters say so: U_BLOCKS checked and split, 15
+ * zero-filled pages each (the page written with zeros among them).
+ */
+static void sparse_split_gives_back(struct kunit *test)
+{
+	bool rust;
+
+	for (rust = true; ; rust = false) {
+		unsigned long base;
+		struct u_counts c0, c1;
+
+		mm_rs_paths_all(rust);
+		base = map_blocks(test);
+		counts_get(&c0);
+		touch_sparse(test, base);
+		counts_get(&c1);
+		KUNIT_ASSERT_EQ_MSG(test, c1.alloc - c0.alloc, U_BLOCKS, "rust %d", rust);
+		KUNIT_ASSERT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS * U_NR);
+
+		shrink();
+		counts_get(&c1);
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_pages(current->mm), U_BLOCKS, "rust %d", rust);
+		KUNIT_EXPECT_GE(test, c1.checked - c0.checked, U_BLOCKS);
+		KUNIT_EXPECT_EQ(test, c1.split - c0.split, U_BLOCKS);
+		KUNIT_EXPECT_EQ(test, c1.zero_pages - c0.zero_pages, U_BLOCKS * (U_NR - 1));
+		expect_sparse_data(test, base);
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS);
+		KUNIT_ASSERT_EQ(test, vm_munmap(base, U_LEN), 0);
+		if (!rust)
+			break;
+	}
+}
+
+/* Every page of every block written: nothing is underused, nothing split. */
+static void dense_not_split(struct kunit *test)
+{
+	unsigned long base = map_blocks(test), a;
+	struct u_counts c0, c1;
+
+	counts_get(&c0);
+	for (a = base; a < base + U_LEN; a += PAGE_SIZE)
+		KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)(a + 100)), 0);
+	shrink();
+	counts_get(&c1);
+	KUNIT_EXPECT_EQ(test, c1.alloc - c0.alloc, U_BLOCKS);
+	KUNIT_EXPECT_GE(test, c1.checked - c0.checked, U_BLOCKS);
+	KUNIT_EXPECT_EQ(test, c1.split, c0.split);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS * U_NR);
+}
+
+/*
+ * At the threshold, not above it: with max_ptes_none 448 (14 of 16 pages)
+ * sparse access leaves 15 zero-filled pages and splits; with two pages
+ * written in a block (14 zero-filled), the block stays whole.
+ */
+static void threshold_edge(struct kunit *test)
+{
+	unsigned long base = map_blocks(test);
+	struct u_counts c0, c1;
+	int b;
+
+	WRITE_ONCE(khugepaged_max_ptes_none, 448);
+	counts_get(&c0);
+	for (b = 0; b < U_BLOCKS; b++) {
+		unsigned long p = base + b * U_NR * PAGE_SIZE;
+
+		KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)p), 0);
+		if (b % 2)
+			KUNIT_ASSERT_EQ(test, put_user((char)1, (char __user *)(p + PAGE_SIZE)), 0);
+	}
+	shrink();
+	counts_get(&c1);
+	KUNIT_EXPECT_EQ(test, c1.split - c0.split, U_BLOCKS / 2);
+	KUNIT_EXPECT_EQ(test, c1.zero_pages - c0.zero_pages, U_BLOCKS / 2 * (U_NR - 1));
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm),
+			U_BLOCKS / 2 * U_NR + U_BLOCKS / 2);
+}
+
+/*
+ * max_ptes_none 511, its default, turns the verdict off, as for PMD THPs in
+ * 6.12: even mTHPs that hold only zeros (the one page each block's fault
+ * wrote, written with zeros) stay whole.
+ */
+static void default_max_none_keeps_all(struct kunit *test)
+{
+	unsigned long base = map_blocks(test);
+	struct u_counts c0, c1;
+	int b;
+
+	WRITE_ONCE(khugepaged_max_ptes_none, HPAGE_PMD_NR - 1);
+	counts_get(&c0);
+	for (b = 0; b < U_BLOCKS; b++) {
+		void __user *p = (void __user *)sparse_page(base, b);
+
+		KUNIT_ASSERT_EQ(test, clear_user(p, PAGE_SIZE), 0);
+	}
+	shrink();
+	counts_get(&c1);
+	KUNIT_EXPECT_GE(test, c1.checked - c0.checked, U_BLOCKS);
+	KUNIT_EXPECT_EQ(test, c1.split, c0.split);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS * U_NR);
+}
+
+/* A pinned mTHP is left alone; the others split. */
+static void pinned_left_alone(struct kunit *test)
+{
+	unsigned long base = map_blocks(test), failed0;
+	struct u_counts c0, c1;
+	struct page *page;
+
+	counts_get(&c0);
+	touch_sparse(test, base);
+	KUNIT_ASSERT_EQ(test, pin_user_pages_fast(sparse_page(base, 0), 1, FOLL_WRITE, &page), 1);
+	failed0 = mm_rs_sum_mthp(U_ORDER, MTHP_STAT_SPLIT_FAILED);
+	shrink();
+	counts_get(&c1);
+	/* Left alone: not even tried (a split of a pinned folio fails). */
+	KUNIT_EXPECT_EQ(test, mm_rs_sum_mthp(U_ORDER, MTHP_STAT_SPLIT_FAILED), failed0);
+	KUNIT_EXPECT_TRUE(test, folio_test_large(page_folio(page)));
+	unpin_user_page(page);
+	KUNIT_EXPECT_EQ(test, c1.split - c0.split, U_BLOCKS - 1);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_NR + U_BLOCKS - 1);
+	expect_sparse_data(test, base);
+}
+
+/* Whether the folio mapped at @addr is on a deferred-split queue. */
+static bool queued(struct kunit *test, unsigned long addr)
+{
+	struct page *page;
+	bool ret;
+
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(addr, 1, 0, &page), 1);
+	ret = folio_test_large(page_folio(page)) &&
+	      !list_empty(&page_folio(page)->_deferred_list);
+	put_page(page);
+	return ret;
+}
+
+/*
+ * The switch, both ways, through its sysfs file. Off: an mTHP a fault maps
+ * is not queued, and one queued while it was on is not underused (nothing
+ * checked or split). On again: queued, and split. Anything but 0 or 1 is
+ * refused.
+ */
+static void switch_both_ways(struct kunit *test)
+{
+	unsigned long base, base2;
+	struct u_counts c0, c1;
+	char *buf;
+
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("split_underused", "2"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("split_underused", "on"), -EINVAL);
+
+	/* Queued while on, then off before the shrinker runs. */
+	base2 = map_blocks(test);
+	touch_sparse(test, base2);
+	KUNIT_EXPECT_TRUE(test, queued(test, sparse_page(base2, 0)));
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("split_underused", "0\n"), 2);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_read_test("split_underused", buf), 2);
+	KUNIT_EXPECT_STREQ(test, buf, "0\n");
+	/* Faulted while off. */
+	base = map_blocks(test);
+	counts_get(&c0);
+	touch_sparse(test, base);
+	KUNIT_EXPECT_FALSE(test, queued(test, sparse_page(base, 0)));
+	shrink();
+	counts_get(&c1);
+	KUNIT_EXPECT_EQ(test, c1.checked, c0.checked);
+	KUNIT_EXPECT_EQ(test, c1.split, c0.split);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), 2 * U_BLOCKS * U_NR);
+	KUNIT_ASSERT_EQ(test, vm_munmap(base, U_LEN), 0);
+	KUNIT_ASSERT_EQ(test, vm_munmap(base2, U_LEN), 0);
+
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("split_underused", "1"), 1);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_read_test("split_underused", buf), 2);
+	KUNIT_EXPECT_STREQ(test, buf, "1\n");
+	base = map_blocks(test);
+	counts_get(&c0);
+	touch_sparse(test, base);
+	KUNIT_EXPECT_TRUE(test, queued(test, sparse_page(base, 0)));
+	shrink();
+	counts_get(&c1);
+	KUNIT_EXPECT_EQ(test, c1.split - c0.split, U_BLOCKS);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS);
+	expect_sparse_data(test, base);
+}
+
+/*
+ * A PMD THP keeps 6.12's verdict and counter: one page written, 511 of 512
+ * zero-filled, split by thp_underused() and counted in /proc/vmstat's
+ * thp_underused_split_page, not in the mTHP counters of its order.
+ */
+static void pmd_thp_keeps_6_12_verdict(struct kunit *test)
+{
+	struct underused_ctx *c = test->priv;
+	struct thp_knobs k = { .tpf = c->saved.tpf };
+	unsigned long addr, base, ev0;
+	unsigned long checked0 = mm_rs_sum_mthp(HPAGE_PMD_ORDER, MTHP_STAT_UNDERUSED_CHECKED);
+	unsigned long alloc0 = mm_rs_vm_event(THP_FAULT_ALLOC);
+
+	mm_rs_knobs_only(&k, HPAGE_PMD_ORDER, KNOB_ALWAYS);
+	mm_rs_knobs_set(&k);
+	addr = mm_rs_map_anon(test, 2 * HPAGE_PMD_SIZE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	base = ALIGN(addr, HPAGE_PMD_SIZE);
+	ev0 = mm_rs_vm_event(THP_UNDERUSED_SPLIT_PAGE);
+	KUNIT_ASSERT_EQ(test, put_user((char)0x5a, (char __user *)(base + 5 * PAGE_SIZE)), 0);
+	KUNIT_ASSERT_EQ(test, mm_rs_vm_event(THP_FAULT_ALLOC) - alloc0, 1);
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_pages(current->mm), HPAGE_PMD_NR);
+	shrink();
+	KUNIT_EXPECT_EQ(test, mm_rs_vm_event(THP_UNDERUSED_SPLIT_PAGE) - ev0, 1);
+	KUNIT_EXPECT_EQ(test, mm_rs_sum_mthp(HPAGE_PMD_ORDER, MTHP_STAT_UNDERUSED_CHECKED),
+			checked0);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), 1);
+}
+
+static struct kunit_case underused_cases[] = {
+	KUNIT_CASE(verdict_each_order),
+	KUNIT_CASE(sparse_split_gives_back),
+	KUNIT_CASE(dense_not_split),
+	KUNIT_CASE(threshold_edge),
+	KUNIT_CASE(default_max_none_keeps_all),
+	KUNIT_CASE(pinned_left_alone),
+	KUNIT_CASE(switch_both_ways),
+	KUNIT_CASE(pmd_thp_keeps_6_12_verdict),
+	{}
+};
+
+static struct kunit_suite underused_suite = {
+	.name = "mm_rs_underused",
+	.init = underused_test_init,
+	.exit = underused_test_exit,
+	.test_cases = underused_cases,
+};
+
+kunit_test_suite(underused_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for mm-rs's underused mTHPs");

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mm-rs: underused anonymous mTHPs. The C side of the decision in
+ * mm/mm_rs/anon/underused.rs: the candidates the fault paths hand to the
+ * deferred-split shrinker, the switch, and the counters of a split.
+ */
+
+#include <linux/mm.h>
+#include <linux/khugepaged.h>
+#include <linux/mm_rs.h>
+
+/*
+ * An anonymous mTHP a fault just mapped, with its PTE lock held, goes on the
+ * deferred-split queue as a PMD THP does in __do_huge_pmd_anonymous_page():
+ * the shrinker then asks mm_rs_mthp_underused() whether to split it. Order 1
+ * folios have no deferred list (deferred_split_folio() skips them), and
+ * transparent_hugepage/shrink_underused 0 keeps every folio off the queue.
+ */
+void mm_rs_anon_underused_candidate(struct folio *folio)
+{
+	if (static_branch_likely(&mm_rs_split_underused_key))
+		deferred_split_folio(folio, false);
+}
+
+/*
+ * The shrinker's question for an mTHP it holds a reference to: while the
+ * switch is off, none is underused (not even those queued before).
+ */
+int mm_rs_mthp_underused(struct folio *folio)
+{
+	if (!static_branch_likely(&mm_rs_split_underused_key))
+		return 0;
+	return mm_rs_thp_underused(folio, READ_ONCE(khugepaged_max_ptes_none));
+}
+
+/* An underused mTHP of @order was split; @zero_pages of its pages were zero-filled. */
+void mm_rs_count_underused_split(int order, int zero_pages)
+{
+	count_mthp_stat(order, MTHP_STAT_UNDERUSED_SPLIT);
+	mod_mthp_stat(order, MTHP_STAT_UNDERUSED_ZERO_PAGES, zero_pages);
+}
