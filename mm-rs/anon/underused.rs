@@ -34,20 +34,22 @@ pub(crate) fn underused(
     mut zero_filled: impl FnMut(usize) -> bool,
 ) -> Option<usize> {
     // As 6.12 for PMD THPs: 511 none PTEs allowed is no limit.
-    if order > PMD_ORDER || max_ptes_none >= (1 << PMD_ORDER) - 1 {
+    if max_ptes_none >= (1 << PMD_ORDER) - 1 {
         return None;
     }
-    let nr = 1usize << order;
+    let shift = PMD_ORDER.checked_sub(order)?;
+    let nr = 1usize.checked_shl(order)?;
     // Below `nr`: `max_ptes_none` is below `1 << PMD_ORDER`.
-    let none_max = (max_ptes_none >> (PMD_ORDER - order)) as usize;
-    let (mut zero, mut filled) = (0, 0);
+    let none_max = max_ptes_none.checked_shr(shift).unwrap_or(0) as usize;
+    // Once this many pages are filled, at most `none_max` can be zero-filled: used.
+    let used_at = nr.saturating_sub(none_max);
+    let (mut zero, mut filled) = (0usize, 0usize);
     for i in 0..nr {
         if zero_filled(i) {
-            zero += 1;
+            zero = zero.saturating_add(1);
         } else {
-            filled += 1;
-            // Then at most `none_max` pages can be zero-filled.
-            if filled >= nr - none_max {
+            filled = filled.saturating_add(1);
+            if filled >= used_at {
                 return None;
             }
         }
@@ -108,11 +110,14 @@ pub unsafe extern "C" fn mm_rs_underused_verdict(
 ) -> c_int {
     // `unsigned long` is `usize` in the kernel's bindings.
     const BITS: usize = usize::BITS as usize;
-    if order > PMD_ORDER || zero.is_null() {
+    let Some(nr) = 1usize.checked_shl(order).filter(|_| order <= PMD_ORDER) else {
+        return 0;
+    };
+    if zero.is_null() {
         return 0;
     }
     // SAFETY: Guaranteed by the caller: `1 << order` bits, in whole words.
-    let words = unsafe { core::slice::from_raw_parts(zero, (1usize << order).div_ceil(BITS)) };
+    let words = unsafe { core::slice::from_raw_parts(zero, nr.div_ceil(BITS)) };
     underused(order, max_ptes_none, |i| {
         words
             .get(i / BITS)

@@ -410,7 +410,10 @@ impl Folio {
     /// Whether page `i` of the folio holds only zeros, as `pages_identical()` with the zero page
     /// decides; `false` for an `i` past the folio's end.
     pub fn page_zero_filled(&self, i: usize) -> bool {
-        if i >= 1usize << self.order() {
+        let Some(nr) = 1usize.checked_shl(self.order()) else {
+            return false;
+        };
+        if i >= nr {
             return false;
         }
         // SAFETY: The folio is allocated (type invariants) and `i` is one of its pages; the
