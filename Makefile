@@ -81,7 +81,7 @@ help:
 	@echo '  make mutate ARCH=A [FLAVOR=F] [MUTATIONS="name ..."]   break each rule of'
 	@echo '                         scripts/mutations.txt (or those named) in turn, expect a KUnit failure'
 	@echo '                         (slow: a kernel rebuild each); after a passing unmutated baseline;'
-	@echo '                         records build/results/mutate-A[-F].json and docs/mutations.md (A may be all)'
+	@echo '                         records docs/mutations/mutate-A[-F].json and docs/mutations.md (A may be all)'
 	@echo '  make clean             remove the build output, keep the extracted tree'
 	@echo '  make distclean         remove build/ entirely'
 

@@ -67,12 +67,17 @@ M="python3 $REPO/scripts/mutations.py"
 label=$arch${flavour:+-$flavour}
 W="$REPO/build/mutate/$label"
 R="$REPO/build/results"
+# The records of full and subset runs are kept in the repository
+# (docs/mutations/), not under build/: a run on a new machine, or after
+# `make clean`, adds to the verdicts of earlier runs instead of replacing
+# them. The sample of `make test` is a check, not a record: build/results/.
+D="$REPO/docs/mutations"
 if [ -n "$sample" ]; then
 	kind=sample out="$R/mutate-sample-$label.json"
 elif [ ${#names[@]} -gt 0 ]; then
-	kind=subset out="$R/mutate-$label.json"
+	kind=subset out="$D/mutate-$label.json"
 else
-	kind=full out="$R/mutate-$label.json"
+	kind=full out="$D/mutate-$label.json"
 fi
 cd "$REPO"
 
@@ -131,7 +136,7 @@ fi
 
 mm_rs_build_lock
 rm -rf "$W"
-mkdir -p "$W/orig" "$R"
+mkdir -p "$W/orig" "$R" "$D"
 records="$W/records.jsonl"
 : > "$records"
 if [ -n "$base_from" ]; then
