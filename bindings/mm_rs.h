@@ -266,6 +266,67 @@ int mm_rs_underused_verdict(unsigned int order, unsigned int max_ptes_none,
 			    const unsigned long *zero);
 #endif
 
+#ifdef CONFIG_MM_RS_KSM_UNMERGE
+DECLARE_STATIC_KEY_TRUE(mm_rs_ksm_unmerge_key);
+
+/* Whether unmerge_ksm_pages() runs in Rust (sysfs: ksm_unmerge). */
+static inline bool mm_rs_ksm_unmerge_enabled(void)
+{
+	return static_branch_likely(&mm_rs_ksm_unmerge_key);
+}
+
+/*
+ * mm/mm_rs/ksm/unmerge.rs: unmerge_ksm_pages() of mm/ksm.c on a page-table
+ * range walk, which skips what is not populated. The caller holds the mmap
+ * lock of @vma->vm_mm, for writing if @lock_vma; @vma is in its VMA tree and
+ * [@start, @end) inside it.
+ */
+int mm_rs_unmerge_ksm_pages(struct vm_area_struct *vma, unsigned long start,
+			    unsigned long end, bool lock_vma);
+
+/* What a PMD entry holds, for rust/kernel/mm/walk.rs. */
+enum mm_rs_pmd_kind {
+	MM_RS_PMD_NONE,		/* none, or bad: nothing to walk */
+	MM_RS_PMD_LEAF,		/* a huge leaf or a migration entry of one */
+	MM_RS_PMD_TABLE,	/* a PTE table */
+};
+#else
+static inline bool mm_rs_ksm_unmerge_enabled(void)
+{
+	return false;
+}
+
+static inline int mm_rs_unmerge_ksm_pages(struct vm_area_struct *vma,
+					  unsigned long start,
+					  unsigned long end, bool lock_vma)
+{
+	return 0;
+}
+#endif
+
+#if defined(CONFIG_MM_RS_KSM_UNMERGE) && defined(CONFIG_MM_RS_KUNIT_TEST)
+/* KUnit only: what a range walk (rust/kernel/mm/walk.rs) visited. */
+struct mm_rs_walk_counts {
+	unsigned long entries;	/* entries visited: those not none */
+	unsigned long tables;	/* PTE tables with an entry visited */
+	unsigned long leaves;	/* huge PMD leaves met */
+	unsigned long pauses;	/* calls between tables */
+	unsigned long first;	/* the first entry's address, or 0 */
+	unsigned long last;	/* the last entry's address, or 0 */
+	unsigned long sum;	/* the sum of the addresses visited */
+	unsigned long stopped;	/* where it stopped, 0 if at the end */
+};
+
+/*
+ * KUnit only: walks [@start, @end) of @vma, whose mmap lock the caller holds,
+ * counting into @c; stops at the @stop_after'th entry (never if 0). Returns 0,
+ * or -EINVAL for a range outside the VMA.
+ */
+int mm_rs_walk_count(struct vm_area_struct *vma, unsigned long start,
+		     unsigned long end, unsigned long stop_after,
+		     struct mm_rs_walk_counts *c);
+#endif
+
 /* mm/mm_rs/exec_ra/: a readahead window of @size pages from @start, in folios of @order. */
 struct mm_rs_exec_ra {
 	unsigned long start;
@@ -462,6 +523,7 @@ const vm_flags_t MM_RS_VM_UFFD_MISSING = VM_UFFD_MISSING;
 const vm_flags_t MM_RS_VM_UFFD_WP = VM_UFFD_WP;
 const vm_fault_t MM_RS_VM_FAULT_OOM = VM_FAULT_OOM;
 const vm_fault_t MM_RS_VM_FAULT_SIGBUS = VM_FAULT_SIGBUS;
+const vm_fault_t MM_RS_VM_FAULT_SIGSEGV = VM_FAULT_SIGSEGV;
 const gfp_t MM_RS_GFP_ACCOUNT = __GFP_ACCOUNT;
 const rmap_t MM_RS_RMAP_EXCLUSIVE = RMAP_EXCLUSIVE;
 const int MM_RS_MM_ANONPAGES = MM_ANONPAGES;

@@ -34,5 +34,7 @@ macro_rules! export_check {
 pub mod anon;
 #[cfg(CONFIG_MM_RS_EXEC_RA)]
 pub mod exec_ra;
+#[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+pub mod ksm;
 #[cfg(CONFIG_MM_RS_PT_RECLAIM)]
 pub mod pt_reclaim;

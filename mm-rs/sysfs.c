@@ -156,6 +156,9 @@ static struct kobj_attribute exec_folio_size_attr = __ATTR_RW(exec_folio_size);
 #ifdef CONFIG_MM_RS_SPLIT_UNDERUSED
 MM_RS_SWITCH(split_underused);
 #endif
+#ifdef CONFIG_MM_RS_KSM_UNMERGE
+MM_RS_SWITCH(ksm_unmerge);
+#endif
 
 static struct attribute *mm_rs_attrs[] = {
 #ifdef CONFIG_MM_RS_ANON_ORDER
@@ -174,6 +177,9 @@ static struct attribute *mm_rs_attrs[] = {
 #endif
 #ifdef CONFIG_MM_RS_SPLIT_UNDERUSED
 	&split_underused_attr.attr,
+#endif
+#ifdef CONFIG_MM_RS_KSM_UNMERGE
+	&ksm_unmerge_attr.attr,
 #endif
 	NULL,
 };

@@ -135,6 +135,13 @@ def summarise(d):
                 row[pol] = m
         if row:
             s["policy"][pattern] = row
+    s["ksm"] = {}
+    for kind in ("sparse", "dense"):
+        row = {p: {k: median(d.get("ksm", []), k, kind=kind, path=p) for k in ("ns", "pages", "area_kb")}
+               for p in ("c", "rust")}
+        if row["c"]["ns"] is not None and row["rust"]["ns"] is not None:
+            row["c_over_rust"] = row["c"]["ns"] / row["rust"]["ns"] if row["rust"]["ns"] else None
+            s["ksm"][kind] = row
     s["reclaim"] = {}
     for pattern in DENSE + SPARSE:
         row = {}
@@ -255,6 +262,8 @@ def markdown(runs):
             out += policy_markdown(a, s["policy"])
         if s.get("reclaim"):
             out += reclaim_markdown(s["reclaim"])
+        if s.get("ksm"):
+            out += ksm_markdown(s["ksm"])
         if s["ptreclaim"]:
             out += ["### PTE-table reclaim: mmap 50 GiB; N times: touch P pages of 2 MiB, MADV_DONTNEED it", "",
                     "| N x P | reclaim | VmPTE at end (kB) | faults | faults/s (guest) | tables freed fast / slow |",
@@ -381,6 +390,20 @@ def policy_markdown(arch, p):
             + "; " + "; ".join(f"`auto` on {pat}: {fmt(t.get(f'auto_{pat}_rss_vs_order0_pct'), '+.1f')}% "
                                f"RSS against order 0" for pat in SPARSE) + ".", ""]
     return out
+
+
+def ksm_markdown(k):
+    """`bench ksm`: MADV_UNMERGEABLE with 6.12's C loop and with the Rust range walk."""
+    out = ["### KSM unmerge: MADV_UNMERGEABLE of a merged area, C (6.12) and Rust", "",
+           "sparse: 256 pages merged by ksmd, in four windows of a 1 TiB mapping; dense: 64 MiB,",
+           "every page merged. Guest time of the `madvise()` call (median of the rounds); every",
+           "page checked unmerged and intact after it.", "",
+           "| area | pages | C (ms) | Rust (ms) | C / Rust |", "|---|---:|---:|---:|---:|"]
+    for kind, r in k.items():
+        out.append(f"| {kind}, {fmt(r['c']['area_kb'] / 1024, '.0f')} MiB | {fmt(r['c']['pages'], '.0f')} | "
+                   f"{fmt(r['c']['ns'] / 1e6, '.3f')} | {fmt(r['rust']['ns'] / 1e6, '.3f')} | "
+                   f"x{fmt(r['c_over_rust'], '.1f')} |")
+    return out + [""]
 
 
 def reclaim_markdown(r):

@@ -37,6 +37,8 @@ if [ -n "$flavour" ]; then
 	if grep -qx '# base: none' "$fc"; then cfgs=("$fc"); else cfgs+=("$fc"); fi
 	suffix="-$flavour"
 fi
+# What one architecture's KUnit kernels need besides (kunit/ARCH.kunitconfig).
+[ -f "$REPO/kunit/$arch.kunitconfig" ] && cfgs+=("$REPO/kunit/$arch.kunitconfig")
 out="$REPO/build/kunit-$arch$suffix"
 json=${MMRS_KUNIT_JSON:-"$REPO/build/results/kunit-$arch$suffix.json"}
 mkdir -p "$REPO/build/results" "$(dirname "$json")"

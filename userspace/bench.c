@@ -19,6 +19,10 @@
  *			random), a malloc-heavy loop, and Debian's busybox
  *			running sort and gzip: faults, RSS against what was
  *			touched, guest ns; ROUNDS rounds interleaved
+ *   bench ksm ROUNDS	KSM unmerge (MADV_UNMERGEABLE), C and Rust, rotated:
+ *			sparse, 256 pages merged by ksmd in four windows of
+ *			a 1 TiB area; dense, 64 MiB of merged pages: guest
+ *			ns of the madvise() call, pages checked unmerged
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -519,6 +523,171 @@ static int policy_bench(int rounds)
 	return 0;
 }
 
+#define KSM_SPARSE_LEN	(1UL << 40)
+#define KSM_WINDOW	64		/* pages merged in each of four windows */
+#define KSM_DENSE_LEN	(64 * MIB)
+
+/* The PFN of the page at @addr, from /proc/self/pagemap; 0 if none. */
+static unsigned long pfn_of(int pagemap, const char *addr)
+{
+	unsigned long e = 0;
+	off_t off = (unsigned long)addr / page_size * sizeof(e);
+
+	if (pread(pagemap, &e, sizeof(e), off) != sizeof(e) || !(e >> 63))
+		return 0;
+	return e & ((1UL << 55) - 1);
+}
+
+/*
+ * Whether the @n pages at @pages[] all map one PFN (merged: 1) or all map
+ * different ones (unmerged: 0); -1 if neither.
+ */
+static int ksm_merged(int pagemap, char *const *pages, size_t n)
+{
+	unsigned long first = pfn_of(pagemap, pages[0]), pfn;
+	size_t i, same = 0;
+
+	for (i = 1; i < n; i++) {
+		pfn = pfn_of(pagemap, pages[i]);
+		if (!pfn)
+			return -1;
+		same += pfn == first;
+	}
+	return same == n - 1 ? 1 : same == 0 ? 0 : -1;
+}
+
+/* ksmd merges the pages, then stops; 0 once they share one PFN. */
+static int ksm_merge(int pagemap, char *const *pages, size_t n)
+{
+	int tries, m = -1;
+
+	if (write_str("/sys/kernel/mm/ksm/run", "1"))
+		return -1;
+	for (tries = 0; tries < 6000 && m != 1; tries++) {
+		usleep(10000);
+		m = ksm_merged(pagemap, pages, n);
+	}
+	write_str("/sys/kernel/mm/ksm/run", "0");
+	return m == 1 ? 0 : -1;
+}
+
+/*
+ * One measurement: an area of @len bytes with @n pages at @pages[] (offsets
+ * into it) filled alike, merged by ksmd while only @win bytes around each
+ * are mergeable, then all of it mergeable; MADV_UNMERGEABLE of the whole
+ * area timed.
+ */
+static int ksm_one(int round, const char *kind, int rust, size_t len,
+		   const size_t *offs, size_t n, size_t win)
+{
+	char **pages = malloc(n * sizeof(*pages));
+	int pagemap = open("/proc/self/pagemap", O_RDONLY);
+	char *area;
+	size_t i;
+	double t0, ns;
+
+	if (!pages || pagemap < 0)
+		return 1;
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (area == MAP_FAILED) {
+		perror("bench ksm: mmap");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		pages[i] = area + offs[i];
+		memset(pages[i], 0x5a, page_size);
+	}
+	/* Mergeable windows first (one anon_vma for all), so ksmd scans little. */
+	for (i = 0; i < n; i++) {
+		char *w = area + offs[i] / win * win;
+
+		if (i && w == area + offs[i - 1] / win * win)
+			continue;
+		if (madvise(w, win, MADV_MERGEABLE)) {
+			perror("bench ksm: MADV_MERGEABLE");
+			return 1;
+		}
+	}
+	if (ksm_merge(pagemap, pages, n)) {
+		fprintf(stderr, "bench ksm: ksmd did not merge the %s pages in 60 s\n", kind);
+		return 1;
+	}
+	if (madvise(area, len, MADV_MERGEABLE) ||
+	    write_str("/sys/kernel/mm/mm_rs/ksm_unmerge", rust ? "1" : "0")) {
+		perror("bench ksm: MADV_MERGEABLE or switch");
+		return 1;
+	}
+	t0 = now_ns();
+	if (madvise(area, len, MADV_UNMERGEABLE)) {
+		perror("bench ksm: MADV_UNMERGEABLE");
+		return 1;
+	}
+	ns = now_ns() - t0;
+	if (ksm_merged(pagemap, pages, n) != 0) {
+		fprintf(stderr, "bench ksm: %s, %s: pages still merged after MADV_UNMERGEABLE\n",
+			kind, rust ? "rust" : "c");
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		if (pages[i][page_size - 1] != 0x5a) {
+			fprintf(stderr, "bench ksm: page %zu lost its contents\n", i);
+			return 1;
+		}
+	printf("mmrs-data bench ksm round=%d kind=%s path=%s pages=%zu area_kb=%zu ns=%.0f\n",
+	       round, kind, rust ? "rust" : "c", n, len >> 10, ns);
+	printf("bench ksm: round %d, %s, %s: %zu pages in %zu MiB unmerged in %.3f ms\n",
+	       round, kind, rust ? "Rust" : "C", n, len >> 20, ns / 1e6);
+	munmap(area, len);
+	close(pagemap);
+	free(pages);
+	return 0;
+}
+
+static int ksm_bench(int rounds)
+{
+	size_t nsparse = 4 * KSM_WINDOW, ndense = KSM_DENSE_LEN / page_size, i;
+	size_t *sparse = malloc(nsparse * sizeof(*sparse));
+	size_t *dense = malloc(ndense * sizeof(*dense));
+	int r, k;
+
+	printf("== bench ksm: MADV_UNMERGEABLE, C and Rust; guest time ==\n");
+	if (!sparse || !dense || access("/sys/kernel/mm/mm_rs/ksm_unmerge", W_OK)) {
+		fprintf(stderr, "bench ksm: no /sys/kernel/mm/mm_rs/ksm_unmerge\n");
+		return 1;
+	}
+	/* Four windows: the start, a third, two thirds and the end of the area. */
+	for (i = 0; i < nsparse; i++) {
+		size_t w = i / KSM_WINDOW, base = KSM_SPARSE_LEN / 3 * w;
+
+		if (w == 3)
+			base = KSM_SPARSE_LEN - KSM_WINDOW * page_size;
+		base &= ~(2 * MIB - 1);
+		sparse[i] = base + (i % KSM_WINDOW) * page_size;
+	}
+	for (i = 0; i < ndense; i++)
+		dense[i] = i * page_size;
+	/* One KSM page for all the pages (6.12 caps a page's sharers at 256). */
+	if (write_str("/sys/kernel/mm/ksm/max_page_sharing", "32768") ||
+	    write_str("/sys/kernel/mm/ksm/pages_to_scan", "4000") ||
+	    write_str("/sys/kernel/mm/ksm/sleep_millisecs", "1") ||
+	    write_str("/sys/kernel/mm/transparent_hugepage/enabled", "never"))
+		return 1;
+	for (r = 0; r < rounds; r++)
+		for (k = 0; k < 2; k++) {
+			/* Rotated each round: C first in even rounds, Rust first in odd. */
+			int rust = (k + r) % 2;
+
+			if (ksm_one(r, "sparse", rust, KSM_SPARSE_LEN, sparse, nsparse,
+				    2 * MIB) ||
+			    ksm_one(r, "dense", rust, KSM_DENSE_LEN, dense, ndense,
+				    KSM_DENSE_LEN))
+				return 1;
+		}
+	write_str("/sys/kernel/mm/mm_rs/ksm_unmerge", "1");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 3;
@@ -531,8 +700,10 @@ int main(int argc, char **argv)
 		return mt(rounds);
 	if (argc > 1 && !strcmp(argv[1], "policy"))
 		return policy_bench(rounds);
+	if (argc > 1 && !strcmp(argv[1], "ksm"))
+		return ksm_bench(rounds);
 	if (argc > 1 && !strcmp(argv[1], "malloc-child"))
 		return malloc_child();
-	fprintf(stderr, "usage: bench anon|mt|policy [ROUNDS]\n");
+	fprintf(stderr, "usage: bench anon|mt|policy|ksm [ROUNDS]\n");
 	return 2;
 }

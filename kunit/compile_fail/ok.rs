@@ -123,3 +123,36 @@ pub fn fast_path<'a>(held: PteLockHeld<'a>, slot: &mut DetachedSlot<'_, 'a>) {
 pub fn after_unlock<'a>(slot: &mut DetachedSlot<'_, 'a>) -> Option<DetachedPteTable<'a>> {
     slot.take()
 }
+
+/// The intended use of the page-table range walk: stop at each KSM page and unshare it.
+pub mod walk_ok {
+    use core::ops::ControlFlow;
+    use kernel::mm::{
+        virt::MmapLockedVma,
+        walk::{MaySleep, PteEntry, PteVisitor, RangeWalk},
+    };
+
+    struct FindKsm;
+
+    impl PteVisitor for FindKsm {
+        type Break = ();
+
+        fn pte_entry(&mut self, entry: PteEntry<'_>) -> ControlFlow<()> {
+            match entry.normal_folio().or(entry.migration_folio()) {
+                Some(folio) if folio.test_ksm() && !folio.test_large() => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+
+    pub fn unshare_ksm(vma: &MmapLockedVma, may_sleep: &mut MaySleep) {
+        let Some(mut walk) = RangeWalk::new(vma, may_sleep, vma.start(), vma.end()) else {
+            return;
+        };
+        while let ControlFlow::Break(((), mut at)) = walk.walk(&mut FindKsm) {
+            if at.unshare_fault() != 0 {
+                at.skip_page();
+            }
+        }
+    }
+}

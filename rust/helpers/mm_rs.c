@@ -16,6 +16,7 @@
 #include <linux/pagemap.h>
 #include <linux/pgtable.h>
 #include <linux/swap.h>
+#include <linux/swapops.h>
 #include <linux/vmstat.h>
 #include <trace/events/kmem.h>
 
@@ -333,5 +334,162 @@ __rust_helper unsigned int rust_helper_mm_rs_max_pagecache_order(void)
 {
 	return MAX_PAGECACHE_ORDER;
 }
+
+#ifdef CONFIG_MM_RS_KSM_UNMERGE
+/*
+ * Page-table range walks (rust/kernel/mm/walk.rs), under the mmap lock.
+ *
+ * The upper levels: an entry is skipped when it is none or bad (the walk only
+ * reads: C's p?d_none_or_clear_bad() would also report and clear a bad one);
+ * a PUD also when it is a leaf or not present, as no anonymous memory is
+ * mapped by a PUD. Folded levels are never none, and their _addr_end() is the
+ * end of the range, as in C.
+ */
+__rust_helper pgd_t *rust_helper_mm_rs_pgd_offset(struct mm_struct *mm, unsigned long addr)
+{
+	return pgd_offset(mm, addr);
+}
+
+__rust_helper bool rust_helper_mm_rs_pgd_skip(pgd_t *pgd)
+{
+	pgd_t val = pgdp_get(pgd);
+
+	return pgd_none(val) || unlikely(pgd_bad(val));
+}
+
+__rust_helper unsigned long rust_helper_mm_rs_pgd_addr_end(unsigned long addr,
+							   unsigned long end)
+{
+	return pgd_addr_end(addr, end);
+}
+
+__rust_helper p4d_t *rust_helper_mm_rs_p4d_offset(pgd_t *pgd, unsigned long addr)
+{
+	return p4d_offset(pgd, addr);
+}
+
+__rust_helper bool rust_helper_mm_rs_p4d_skip(p4d_t *p4d)
+{
+	p4d_t val = p4dp_get(p4d);
+
+	return p4d_none(val) || unlikely(p4d_bad(val));
+}
+
+__rust_helper unsigned long rust_helper_mm_rs_p4d_addr_end(unsigned long addr,
+							   unsigned long end)
+{
+	return p4d_addr_end(addr, end);
+}
+
+__rust_helper pud_t *rust_helper_mm_rs_pud_offset(p4d_t *p4d, unsigned long addr)
+{
+	return pud_offset(p4d, addr);
+}
+
+__rust_helper bool rust_helper_mm_rs_pud_skip(pud_t *pud)
+{
+	pud_t val = pudp_get(pud);
+
+	return pud_none(val) || !pud_present(val) || pud_leaf(val) || unlikely(pud_bad(val));
+}
+
+__rust_helper unsigned long rust_helper_mm_rs_pud_addr_end(unsigned long addr,
+							   unsigned long end)
+{
+	return pud_addr_end(addr, end);
+}
+
+__rust_helper pmd_t *rust_helper_mm_rs_pmd_offset(pud_t *pud, unsigned long addr)
+{
+	return pmd_offset(pud, addr);
+}
+
+__rust_helper unsigned long rust_helper_mm_rs_pmd_addr_end(unsigned long addr,
+							   unsigned long end)
+{
+	return pmd_addr_end(addr, end);
+}
+
+/* What the PMD entry @pmd holds, read once without a lock. */
+__rust_helper enum mm_rs_pmd_kind rust_helper_mm_rs_pmd_kind(pmd_t *pmd)
+{
+	pmd_t val = pmdp_get_lockless(pmd);
+
+	if (pmd_none(val))
+		return MM_RS_PMD_NONE;
+	/* A THP, a devmap leaf, or a migration entry of either. */
+	if (!pmd_present(val) || pmd_leaf(val))
+		return MM_RS_PMD_LEAF;
+	if (unlikely(pmd_bad(val)))
+		return MM_RS_PMD_NONE;
+	return MM_RS_PMD_TABLE;
+}
+
+__rust_helper void rust_helper_mm_rs_cond_resched(void)
+{
+	cond_resched();
+}
+
+__rust_helper bool rust_helper_mm_rs_pte_present(pte_t pte)
+{
+	return pte_present(pte);
+}
+
+__rust_helper bool rust_helper_mm_rs_pte_dirty(pte_t pte)
+{
+	return pte_dirty(pte);
+}
+
+/* is_zero_pfn(pte_pfn(@pte)), of any entry, as C's is_ksm_zero_pte() reads it. */
+__rust_helper bool rust_helper_mm_rs_pte_pfn_is_zero(pte_t pte)
+{
+	return is_zero_pfn(pte_pfn(pte));
+}
+
+/* The folio of the present entry @pte at @addr, if it maps a normal page. */
+__rust_helper struct folio *rust_helper_mm_rs_vm_normal_folio(struct vm_area_struct *vma,
+							      unsigned long addr, pte_t pte)
+{
+	return vm_normal_folio(vma, addr, pte);
+}
+
+/* The folio a migration entry @pte stands for, or NULL if it is none. */
+__rust_helper struct folio *rust_helper_mm_rs_pte_migration_folio(pte_t pte)
+{
+	swp_entry_t entry;
+
+	if (pte_present(pte) || pte_none(pte))
+		return NULL;
+	entry = pte_to_swp_entry(pte);
+	return is_migration_entry(entry) ? pfn_swap_entry_folio(entry) : NULL;
+}
+
+__rust_helper bool rust_helper_mm_rs_folio_test_large(struct folio *folio)
+{
+	return folio_test_large(folio);
+}
+
+__rust_helper bool rust_helper_mm_rs_folio_test_ksm(struct folio *folio)
+{
+	return folio_test_ksm(folio);
+}
+
+/* Whether @mm has no users left (ksm_test_exit()): exit_mmap() may be running. */
+__rust_helper bool rust_helper_mm_rs_mm_users_zero(struct mm_struct *mm)
+{
+	return atomic_read(&mm->mm_users) == 0;
+}
+
+__rust_helper void rust_helper_mm_rs_vma_start_write(struct vm_area_struct *vma)
+{
+	vma_start_write(vma);
+}
+
+/* A fault that breaks COW at @addr for another process's mm, as break_ksm(). */
+vm_fault_t rust_helper_mm_rs_handle_unshare_fault(struct vm_area_struct *vma, unsigned long addr)
+{
+	return handle_mm_fault(vma, addr, FAULT_FLAG_UNSHARE | FAULT_FLAG_REMOTE, NULL);
+}
+#endif /* CONFIG_MM_RS_KSM_UNMERGE */
 
 #endif /* CONFIG_MM_RS */

@@ -7,7 +7,7 @@
 //! read lock ([`virt::VmaRef`]), a page fault ([`fault::VmFault`]), PTE tables and their locks
 //! ([`pgtable`]), the PMD entry above a PTE table and detaching the table ([`pmd`]), new folios
 //! on their way into a fault ([`folio`]), the transparent-hugepage knobs ([`thp`]), VM event
-//! counters and a set of folio orders ([`order::OrderSet`]).
+//! counters, a set of folio orders ([`order::OrderSet`]) and page-table range walks (`walk`).
 //!
 //! The names and shapes follow mainline's `rust/kernel/mm.rs` and `rust/kernel/mm/virt.rs`
 //! (`Mm`, `MmWithUser`, `VmaRef`) where mainline has the concept, so that a forward port does
@@ -33,6 +33,8 @@ pub mod pmd;
 pub mod thp;
 pub mod virt;
 pub mod vmstat;
+#[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+pub mod walk;
 
 /// Zero-sized marker of a type that must stay on the thread that made it (neither `Send` nor
 /// `Sync`), as mainline's `kernel::types::NotThreadSafe` (which 6.12 does not have): the lock
@@ -86,6 +88,16 @@ impl Mm {
     #[inline]
     pub fn thp_disabled(&self) -> bool {
         self.test_flag(bindings::MM_RS_MMF_DISABLE_THP)
+    }
+
+    /// Whether the mm still has users (`mm_users` is not zero): once it has none,
+    /// `exit_mmap()` may be tearing it down, and KSM backs out (`ksm_test_exit()`).
+    #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+    #[inline]
+    pub fn has_users(&self) -> bool {
+        // SAFETY: The mm is valid by the type invariants; the helper reads `mm_users` with
+        // `atomic_read()`.
+        unsafe { !bindings::mm_rs_mm_users_zero(self.as_raw()) }
     }
 
     /// Whether `bit` of `mm->flags` is set (`test_bit()`), read with a relaxed atomic load.

@@ -372,6 +372,23 @@ impl Folio {
         unsafe { bindings::mm_rs_folio_order(self.as_ptr()) }
     }
 
+    /// Whether it has more than one page (`folio_test_large()`).
+    #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+    #[inline]
+    pub fn test_large(&self) -> bool {
+        // SAFETY: As for `order()`.
+        unsafe { bindings::mm_rs_folio_test_large(self.as_ptr()) }
+    }
+
+    /// Whether it is a KSM folio, shared by the merged pages of the stable tree
+    /// (`folio_test_ksm()`).
+    #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+    #[inline]
+    pub fn test_ksm(&self) -> bool {
+        // SAFETY: As for `order()`; this reads its `mapping`.
+        unsafe { bindings::mm_rs_folio_test_ksm(self.as_ptr()) }
+    }
+
     /// Whether it is an anonymous folio (`folio_test_anon()`).
     #[inline]
     pub fn test_anon(&self) -> bool {

@@ -232,6 +232,31 @@ impl Pte {
         unsafe { bindings::mm_rs_pte_marker_uffd_wp(self.0) }
     }
 
+    /// Whether the entry maps a page (`pte_present()`).
+    #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+    #[inline(always)]
+    pub fn is_present(self) -> bool {
+        // SAFETY: Pure function of the value.
+        unsafe { bindings::mm_rs_pte_present(self.0) }
+    }
+
+    /// Whether the entry is dirty (`pte_dirty()`).
+    #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+    #[inline(always)]
+    pub fn is_dirty(self) -> bool {
+        // SAFETY: Pure function of the value.
+        unsafe { bindings::mm_rs_pte_dirty(self.0) }
+    }
+
+    /// Whether the entry's PFN field is the shared zero page's (`is_zero_pfn(pte_pfn())`),
+    /// computed from the value whatever the entry holds.
+    #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+    #[inline(always)]
+    pub fn pfn_is_zero(self) -> bool {
+        // SAFETY: Pure function of the value.
+        unsafe { bindings::mm_rs_pte_pfn_is_zero(self.0) }
+    }
+
     /// Returns the raw value.
     #[inline]
     pub fn as_raw(self) -> bindings::pte_t {

@@ -209,3 +209,112 @@ impl VmaRef {
         self.flags() & flags::UFFD_WP != 0
     }
 }
+
+/// A VMA whose mm's mmap lock the caller holds, for reading or writing: what a page-table range
+/// walk ([`super::walk::RangeWalk`]) and a fault made for another process need.
+///
+/// Unlike [`VmaRef`], it does not promise users of the mm: KSM's `ksmd` walks an mm it only
+/// `mmgrab()`ed, whose `mm_users` may drop to zero under it (`exit_mmap()` then zaps the page
+/// tables under the mmap read lock, but frees them only under the write lock), so the mm is only
+/// an [`Mm`](super::Mm).
+///
+/// # Invariants
+///
+/// This is a valid VMA in the VMA tree of its mm, and the caller holds the mmap lock of that mm,
+/// for reading or writing, for as long as the reference exists: the VMA is alive, its bounds,
+/// flags and `vm_mm` do not change, and the page tables above its PTE tables (PGD to PMD
+/// tables) stay allocated.
+#[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+#[repr(transparent)]
+pub struct MmapLockedVma {
+    vma: Opaque<bindings::vm_area_struct>,
+}
+
+#[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+impl MmapLockedVma {
+    /// Access a VMA given a pointer to it.
+    ///
+    /// # Safety
+    ///
+    /// `vma` must be a valid VMA in the VMA tree of its mm, and the caller must hold the mmap lock
+    /// of that mm (read or write) for the lifetime `'a`.
+    #[inline]
+    pub unsafe fn from_raw<'a>(vma: *const bindings::vm_area_struct) -> &'a Self {
+        // SAFETY: The caller ensures the invariants for 'a.
+        // CAST: `MmapLockedVma` is a transparent wrapper of `vm_area_struct`.
+        unsafe { &*vma.cast() }
+    }
+
+    /// Returns a raw pointer to this VMA.
+    #[inline]
+    pub fn as_ptr(&self) -> *mut bindings::vm_area_struct {
+        self.vma.get()
+    }
+
+    /// The first address of the VMA.
+    #[inline]
+    pub fn start(&self) -> usize {
+        // SAFETY: By the type invariants, the mmap lock keeps the bounds stable.
+        unsafe { (*self.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.vm_start }
+    }
+
+    /// The address one past the VMA's last byte.
+    #[inline]
+    pub fn end(&self) -> usize {
+        // SAFETY: By the type invariants, the mmap lock keeps the bounds stable.
+        unsafe { (*self.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.vm_end }
+    }
+
+    /// The mm this VMA belongs to; it may have no users left (see the type's documentation).
+    #[inline]
+    pub fn mm(&self) -> &super::Mm {
+        // SAFETY: `vm_mm` of a VMA in its mm's tree is set and does not change; the mm outlives
+        // its VMAs, and the VMA outlives `&self` (type invariants).
+        unsafe { super::Mm::from_raw((*self.as_ptr()).vm_mm) }
+    }
+}
+
+/// A VMA whose mm's mmap lock the caller holds for writing.
+///
+/// # Invariants
+///
+/// As [`MmapLockedVma`], with the mmap lock held for writing.
+#[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+#[repr(transparent)]
+pub struct MmapWriteLockedVma {
+    vma: MmapLockedVma,
+}
+
+#[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+impl MmapWriteLockedVma {
+    /// Access a VMA given a pointer to it.
+    ///
+    /// # Safety
+    ///
+    /// As for [`MmapLockedVma::from_raw`], with the mmap lock held for writing for `'a`.
+    #[inline]
+    pub unsafe fn from_raw<'a>(vma: *const bindings::vm_area_struct) -> &'a Self {
+        // SAFETY: The caller ensures the invariants for 'a.
+        // CAST: A transparent wrapper of `MmapLockedVma`, itself of `vm_area_struct`.
+        unsafe { &*vma.cast() }
+    }
+
+    /// Write-locks the VMA against page faults under the per-VMA lock (`vma_start_write()`),
+    /// until the mmap write lock is released; waits for the faults under it to finish.
+    #[inline]
+    pub fn start_write(&self) {
+        // SAFETY: The VMA is valid and its mm's mmap lock is held for writing (type invariants),
+        // which is what `vma_start_write()` requires.
+        unsafe { bindings::mm_rs_vma_start_write(self.as_ptr()) }
+    }
+}
+
+#[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+impl core::ops::Deref for MmapWriteLockedVma {
+    type Target = MmapLockedVma;
+
+    #[inline]
+    fn deref(&self) -> &MmapLockedVma {
+        &self.vma
+    }
+}

@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for mm-rs's KSM unmerge (mm/mm_rs/ksm/unmerge.rs) and the
+ * page-table range walk it runs on (rust/kernel/mm/walk.rs).
+ *
+ * The walk: what it visits, counted against the page tables, over ranges
+ * that cross PMD and PUD boundaries, with holes at every level, empty
+ * tables and a PMD THP, stopped and resumed.
+ *
+ * The unmerge, differential: the same layout built twice in the test mm,
+ * unmerged once by 6.12's C loop and once by Rust (MADV_UNMERGEABLE, the
+ * switch choosing), must end in the same page tables, contents and counters,
+ * and in what 6.12 promises: every KSM page replaced by an exclusive copy,
+ * everything else as it was. KSM pages are made by ksmd itself (run through
+ * its sysfs files), and as KSM's use_zero_pages makes them (a dirty
+ * zero-page entry, as replace_page() writes it).
+ */
+
+#include <kunit/test.h>
+#include <linux/mm.h>
+#include <linux/huge_mm.h>
+#include <linux/kprobes.h>
+#include <linux/ksm.h>
+#include <linux/mm_rs.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mman.h>
+#include <linux/mount.h>
+#include <linux/pgtable.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+
+#include "mm_rs_kunit.h"
+
+/* A layout: four PMD ranges around a PUD boundary. */
+#define K_PMDS		4
+#define K_PAGES		(K_PMDS * PTRS_PER_PTE)
+#define K_LEN		(K_PMDS * PMD_SIZE)
+
+/* What an entry holds, as the differential compares it. */
+enum k_kind {
+	K_NONE,
+	K_ZERO,		/* the zero page, clean: a read fault's */
+	K_KSM_ZERO,	/* the zero page, dirty: KSM's */
+	K_ANON,		/* an exclusive anonymous page, read-only: an unshare's copy */
+	K_ANON_WRITE,	/* an exclusive anonymous page, writable: a write fault's */
+	K_ANON_SHARED,	/* an anonymous page not marked exclusive */
+	K_OTHER,	/* present, something else */
+	K_SWAP,		/* not present, not none */
+	K_THP,		/* mapped by a PMD leaf */
+	K_KSM,		/* a KSM page */
+};
+
+struct ksm_ctx {
+	struct thp_knobs saved;
+	bool saved_on, saved_pt;
+};
+
+static int ksm_test_init(struct kunit *test)
+{
+	struct ksm_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct thp_knobs k;
+
+	if (!c)
+		return -ENOMEM;
+	mm_rs_knobs_get(&c->saved);
+	c->saved_on = static_branch_likely(&mm_rs_ksm_unmerge_key);
+#ifdef CONFIG_MM_RS_PT_RECLAIM
+	c->saved_pt = static_branch_likely(&mm_rs_pt_reclaim_key);
+	/* Empty PTE tables stay, so that the walks meet them. */
+	WARN_ON(mm_rs_sysfs_write_test("pt_reclaim", "0") != 1);
+#endif
+	test->priv = c;
+	/* No THP of any size, but where build_layout() asks for one. */
+	k.tpf = c->saved.tpf;
+	mm_rs_knobs_only(&k, 0, KNOB_NEVER);
+	mm_rs_knobs_set(&k);
+	return 0;
+}
+
+static void ksm_test_exit(struct kunit *test)
+{
+	struct ksm_ctx *c = test->priv;
+
+	mm_rs_knobs_set(&c->saved);
+	WARN_ON(mm_rs_sysfs_write_test("ksm_unmerge", c->saved_on ? "1" : "0") != 1);
+#ifdef CONFIG_MM_RS_PT_RECLAIM
+	WARN_ON(mm_rs_sysfs_write_test("pt_reclaim", c->saved_pt ? "1" : "0") != 1);
+#endif
+}
+
+static void set_rust(struct kunit *test, bool rust)
+{
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge", rust ? "1" : "0"), 1);
+}
+
+/*
+ * A private anonymous mapping of @len bytes at exactly @base; not accounted
+ * (some are as large as the address space a PGD entry maps).
+ */
+static void map_at(struct kunit *test, unsigned long base, unsigned long len)
+{
+	unsigned long addr;
+
+	addr = kunit_vm_mmap(test, NULL, base, len, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE | MAP_FIXED_NOREPLACE | MAP_NORESERVE, 0);
+	KUNIT_ASSERT_EQ(test, addr, base);
+}
+
+static int write_byte(unsigned long addr, u8 val)
+{
+	return copy_to_user((void __user *)addr, &val, 1) ? -EFAULT : 0;
+}
+
+static int read_byte(unsigned long addr, u8 *val)
+{
+	return copy_from_user(val, (void __user *)addr, 1) ? -EFAULT : 0;
+}
+
+/* The PMD entry of @addr in @mm, or NULL above it; mmap lock held. */
+static pmd_t *find_pmd(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgd = pgd_offset(mm, addr);
+	p4d_t *p4d;
+	pud_t *pud;
+
+	if (pgd_none_or_clear_bad(pgd))
+		return NULL;
+	p4d = p4d_offset(pgd, addr);
+	if (p4d_none_or_clear_bad(p4d))
+		return NULL;
+	pud = pud_offset(p4d, addr);
+	if (pud_none_or_clear_bad(pud))
+		return NULL;
+	return pmd_offset(pud, addr);
+}
+
+static enum k_kind kind_of(struct vm_area_struct *vma, unsigned long addr, pte_t pte)
+{
+	struct page *page;
+
+	if (pte_none(pte))
+		return K_NONE;
+	if (!pte_present(pte))
+		return K_SWAP;
+	if (is_zero_pfn(pte_pfn(pte)))
+		return pte_dirty(pte) ? K_KSM_ZERO : K_ZERO;
+	page = vm_normal_page(vma, addr, pte);
+	if (page && folio_test_ksm(page_folio(page)))
+		return K_KSM;
+	if (!page || !PageAnon(page))
+		return K_OTHER;
+	if (!PageAnonExclusive(page))
+		return K_ANON_SHARED;
+	return pte_write(pte) ? K_ANON_WRITE : K_ANON;
+}
+
+/* The kind of each of the K_PAGES entries from @base; mmap lock held. */
+static void read_kinds(struct kunit *test, struct vm_area_struct *vma, unsigned long base,
+		       u8 *kinds)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	int p, i;
+
+	for (p = 0; p < K_PMDS; p++) {
+		unsigned long start = base + p * PMD_SIZE;
+		u8 *k = kinds + p * PTRS_PER_PTE;
+		pmd_t *pmd = find_pmd(mm, start);
+		spinlock_t *ptl;	/* the PTE table's lock */
+		pmd_t pmdval;
+		pte_t *pte;
+
+		memset(k, K_NONE, PTRS_PER_PTE);
+		if (!pmd)
+			continue;
+		pmdval = pmdp_get(pmd);
+		if (pmd_none(pmdval))
+			continue;
+		if (pmd_trans_huge(pmdval)) {
+			memset(k, K_THP, PTRS_PER_PTE);
+			continue;
+		}
+		pte = pte_offset_map_lock(mm, pmd, start, &ptl);
+		KUNIT_ASSERT_NOT_NULL(test, pte);
+		for (i = 0; i < PTRS_PER_PTE; i++)
+			k[i] = kind_of(vma, start + i * PAGE_SIZE, ptep_get(pte + i));
+		pte_unmap_unlock(pte, ptl);
+	}
+}
+
+/*
+ * Replaces the anonymous page at @addr with the zero page as KSM does with
+ * use_zero_pages (replace_page()): a dirty, special entry, counted in
+ * ksm_zero_pages. The entry must be none; mmap write lock held.
+ */
+static void place_ksm_zero(struct kunit *test, struct vm_area_struct *vma, unsigned long addr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pmd_t *pmd = find_pmd(mm, addr);
+	spinlock_t *ptl;	/* the PTE table's lock */
+	pte_t *pte;
+
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	KUNIT_ASSERT_NOT_NULL(test, pte);
+	if (pte_none(ptep_get(pte))) {
+		set_pte_at(mm, addr, pte,
+			   pte_mkdirty(pte_mkspecial(pfn_pte(my_zero_pfn(addr),
+							     vma->vm_page_prot))));
+		atomic_long_inc(&ksm_zero_pages);
+		atomic_long_inc(&mm->ksm_zero_pages);
+	}
+	pte_unmap_unlock(pte, ptl);
+}
+
+/* Page indexes of the layout (PTRS_PER_PTE per PMD). */
+#define PG(pmd, i)	((pmd) * PTRS_PER_PTE + (i))
+
+/* KSM zero pages: table edges, both sides of the PUD boundary, a run. */
+static const unsigned int ksm_zero_at[] = {
+	PG(0, 0), PG(0, 1), PG(0, 100), PG(0, PTRS_PER_PTE - 1),
+	PG(3, 0), PG(3, 7), PG(3, 8), PG(3, 9), PG(3, PTRS_PER_PTE - 1),
+};
+
+/* Anonymous pages with data, read-faulted zero pages, one empty table. */
+static const unsigned int anon_at[] = { PG(0, 2), PG(0, 99), PG(3, 10), PG(3, 200) };
+static const unsigned int zero_at[] = { PG(0, 3), PG(3, 11) };
+
+/*
+ * The layout, one VMA at [base - 2 PMD, base + 2 PMD) with base PUD-aligned:
+ * PMD 0 mixed, PMD 1 a THP, PMD 2 an empty PTE table, PMD 3 mixed.
+ */
+static unsigned long build_layout(struct kunit *test, unsigned long bound)
+{
+	struct ksm_ctx *c = test->priv;
+	unsigned long base = bound - 2 * PMD_SIZE;
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+	struct thp_knobs k;
+	unsigned int i;
+	u8 v;
+
+	map_at(test, base, K_LEN);
+	mm = current->mm;
+	/* VM_MERGEABLE, for MADV_UNMERGEABLE to act; ksmd does not run. */
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, K_LEN, MADV_MERGEABLE), 0);
+	for (i = 0; i < ARRAY_SIZE(anon_at); i++)
+		KUNIT_ASSERT_EQ(test, write_byte(base + anon_at[i] * PAGE_SIZE, 0x40 + i), 0);
+	for (i = 0; i < ARRAY_SIZE(zero_at); i++)
+		KUNIT_ASSERT_EQ(test, read_byte(base + zero_at[i] * PAGE_SIZE, &v), 0);
+	/* An empty table: a page in it, zapped (pt_reclaim is off). */
+	KUNIT_ASSERT_EQ(test, write_byte(base + 2 * PMD_SIZE + PAGE_SIZE, 1), 0);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base + 2 * PMD_SIZE, PMD_SIZE, MADV_DONTNEED), 0);
+	/* The THP, once every other PMD range has its PTE table. */
+	k.tpf = c->saved.tpf;
+	mm_rs_knobs_only(&k, HPAGE_PMD_ORDER, KNOB_ALWAYS);
+	mm_rs_knobs_set(&k);
+	i = write_byte(base + PMD_SIZE, 0x7f);
+	mm_rs_knobs_only(&k, 0, KNOB_NEVER);
+	mm_rs_knobs_set(&k);
+	KUNIT_ASSERT_EQ(test, i, 0);
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, base);
+	for (i = 0; i < ARRAY_SIZE(ksm_zero_at); i++)
+		place_ksm_zero(test, vma, base + ksm_zero_at[i] * PAGE_SIZE);
+	mmap_write_unlock(mm);
+	return base;
+}
+
+/* The layout as built: the kinds the test expects before unmerging. */
+static void expected_before(u8 *kinds)
+{
+	unsigned int i;
+
+	memset(kinds, K_NONE, K_PAGES);
+	memset(kinds + PG(1, 0), K_THP, PTRS_PER_PTE);
+	for (i = 0; i < ARRAY_SIZE(ksm_zero_at); i++)
+		kinds[ksm_zero_at[i]] = K_KSM_ZERO;
+	for (i = 0; i < ARRAY_SIZE(anon_at); i++)
+		kinds[anon_at[i]] = K_ANON_WRITE;
+	for (i = 0; i < ARRAY_SIZE(zero_at); i++)
+		kinds[zero_at[i]] = K_ZERO;
+}
+
+struct unmerge_result {
+	int ret;
+	int unshare_faults;	/* the unshare faults of the unmerge */
+	int unlocked_faults;	/* those whose VMA was not write-locked */
+	long ksm_zero_global, ksm_zero_mm, anon;	/* changes */
+	u8 kinds[K_PAGES];
+	u8 data[ARRAY_SIZE(anon_at) + ARRAY_SIZE(ksm_zero_at) + 1];
+	bool table2;		/* the empty table is still there */
+	int rust_calls;
+};
+
+/*
+ * The unshare faults of an unmerge in the test mm, and whether each found
+ * its VMA write-locked against per-VMA-lock faults (vma_start_write(): the
+ * lock_vma of MADV_UNMERGEABLE): a kprobe on handle_mm_fault().
+ */
+struct fault_watch {
+	struct kprobe kp;
+	struct mm_struct *mm;
+	atomic_t faults, unlocked;
+};
+
+static int fault_watch_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct fault_watch *w = container_of(kp, struct fault_watch, kp);
+	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
+	unsigned int flags = regs_get_kernel_argument(regs, 2);
+
+	if (vma->vm_mm != w->mm || !(flags & FAULT_FLAG_UNSHARE))
+		return 0;
+	atomic_inc(&w->faults);
+#ifdef CONFIG_PER_VMA_LOCK
+	if (READ_ONCE(vma->vm_lock_seq) != READ_ONCE(vma->vm_mm->mm_lock_seq.sequence))
+		atomic_inc(&w->unlocked);
+#endif
+	return 0;
+}
+
+/* MADV_UNMERGEABLE over the layout at @base, optionally with a signal pending. */
+static void unmerge(struct kunit *test, unsigned long base, bool rust, bool signal,
+		    struct unmerge_result *r)
+{
+	struct mm_rs_probe *probe = mm_rs_probe(test, "mm_rs_unmerge_ksm_pages");
+	struct mm_struct *mm = current->mm;
+	long g0 = atomic_long_read(&ksm_zero_pages);
+	long m0 = atomic_long_read(&mm->ksm_zero_pages);
+	long a0 = mm_rs_anon_pages(mm);
+	struct vm_area_struct *vma;
+	unsigned int i, n = 0;
+	pmd_t *pmd;
+
+	struct fault_watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->mm = mm;
+	w->kp.symbol_name = "handle_mm_fault";
+	w->kp.pre_handler = fault_watch_pre;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&w->kp), 0);
+	set_rust(test, rust);
+	mm_rs_probe_hits(probe);
+	if (signal)
+		set_tsk_thread_flag(current, TIF_SIGPENDING);
+	r->ret = do_madvise(mm, base, K_LEN, MADV_UNMERGEABLE);
+	if (signal)
+		clear_tsk_thread_flag(current, TIF_SIGPENDING);
+	r->rust_calls = mm_rs_probe_hits(probe);
+	unregister_kprobe(&w->kp);
+	r->unshare_faults = atomic_read(&w->faults);
+	r->unlocked_faults = atomic_read(&w->unlocked);
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, base);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	read_kinds(test, vma, base, r->kinds);
+	pmd = find_pmd(mm, base + 2 * PMD_SIZE);
+	r->table2 = pmd && pmd_present(pmdp_get(pmd)) && !pmd_leaf(pmdp_get(pmd));
+	mmap_write_unlock(mm);
+	r->ksm_zero_global = atomic_long_read(&ksm_zero_pages) - g0;
+	r->ksm_zero_mm = atomic_long_read(&mm->ksm_zero_pages) - m0;
+	r->anon = mm_rs_anon_pages(mm) - a0;
+	for (i = 0; i < ARRAY_SIZE(anon_at); i++)
+		KUNIT_ASSERT_EQ(test, read_byte(base + anon_at[i] * PAGE_SIZE, &r->data[n++]), 0);
+	for (i = 0; i < ARRAY_SIZE(ksm_zero_at); i++)
+		KUNIT_ASSERT_EQ(test, read_byte(base + ksm_zero_at[i] * PAGE_SIZE, &r->data[n++]),
+				0);
+	KUNIT_ASSERT_EQ(test, read_byte(base + PMD_SIZE, &r->data[n++]), 0);
+}
+
+/*
+ * MADV_UNMERGEABLE, C and Rust, over the same layout: each breaks every
+ * KSM zero page into an exclusive page of zeros, counts it out of
+ * ksm_zero_pages, leaves the anonymous pages, the clean zero pages, the THP
+ * and the empty table as they were, with one unshare fault a page (its copy
+ * read-only, as an unshare leaves it), each with the VMA write-locked; the
+ * two end the same. The Rust path ran for the Rust run only.
+ */
+static void unmerge_same_as_c(struct kunit *test)
+{
+	struct unmerge_result *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	struct unmerge_result *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
+	u8 *want = kunit_kzalloc(test, K_PAGES, GFP_KERNEL);
+	long nr = ARRAY_SIZE(ksm_zero_at);
+	unsigned long base_c, base_r;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	base_c = build_layout(test, 8 * PUD_SIZE);
+	base_r = build_layout(test, 16 * PUD_SIZE);
+	expected_before(want);
+	mmap_read_lock(current->mm);
+	read_kinds(test, vma_lookup(current->mm, base_c), base_c, rc->kinds);
+	read_kinds(test, vma_lookup(current->mm, base_r), base_r, rr->kinds);
+	mmap_read_unlock(current->mm);
+	KUNIT_ASSERT_MEMEQ(test, rc->kinds, want, K_PAGES);
+	KUNIT_ASSERT_MEMEQ(test, rr->kinds, want, K_PAGES);
+
+	unmerge(test, base_c, false, false, rc);
+	unmerge(test, base_r, true, false, rr);
+
+	for (i = 0; i < ARRAY_SIZE(ksm_zero_at); i++)
+		want[ksm_zero_at[i]] = K_ANON;
+	KUNIT_EXPECT_EQ(test, rc->ret, 0);
+	KUNIT_EXPECT_MEMEQ(test, rc->kinds, want, K_PAGES);
+	/* One unshare fault a page, each under the VMA's write lock. */
+	KUNIT_EXPECT_EQ(test, rc->unshare_faults, nr);
+	KUNIT_EXPECT_EQ(test, rc->unlocked_faults, 0);
+	KUNIT_EXPECT_EQ(test, rc->ksm_zero_global, -nr);
+	KUNIT_EXPECT_EQ(test, rc->ksm_zero_mm, -nr);
+	KUNIT_EXPECT_EQ(test, rc->anon, nr);
+	KUNIT_EXPECT_TRUE(test, rc->table2);
+	KUNIT_EXPECT_EQ(test, rc->rust_calls, 0);
+	for (i = 0; i < ARRAY_SIZE(anon_at); i++)
+		KUNIT_EXPECT_EQ(test, rc->data[i], 0x40 + i);
+	for (; i < ARRAY_SIZE(anon_at) + ARRAY_SIZE(ksm_zero_at); i++)
+		KUNIT_EXPECT_EQ(test, rc->data[i], 0);
+	KUNIT_EXPECT_EQ(test, rc->data[i], 0x7f);
+
+	KUNIT_EXPECT_EQ(test, rr->rust_calls, 1);
+	rr->rust_calls = rc->rust_calls;
+	KUNIT_EXPECT_MEMEQ(test, rr, rc, sizeof(*rr));
+}
+
+/*
+ * A signal pending when unmerging starts: -ERESTARTSYS, and nothing broken,
+ * on both paths.
+ */
+static void unmerge_signal_pending(struct kunit *test)
+{
+	struct unmerge_result *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	struct unmerge_result *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
+	u8 *want = kunit_kzalloc(test, K_PAGES, GFP_KERNEL);
+	unsigned long base_c, base_r;
+
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	base_c = build_layout(test, 8 * PUD_SIZE);
+	base_r = build_layout(test, 16 * PUD_SIZE);
+	expected_before(want);
+
+	unmerge(test, base_c, false, true, rc);
+	unmerge(test, base_r, true, true, rr);
+
+	KUNIT_EXPECT_EQ(test, rc->ret, -ERESTARTSYS);
+	KUNIT_EXPECT_MEMEQ(test, rc->kinds, want, K_PAGES);
+	KUNIT_EXPECT_EQ(test, rc->ksm_zero_global, 0);
+	KUNIT_EXPECT_EQ(test, rr->rust_calls, 1);
+	rr->rust_calls = rc->rust_calls;
+	KUNIT_EXPECT_MEMEQ(test, rr, rc, sizeof(*rr));
+}
+
+/* What a count of the walk should find: the non-none entries of the layout. */
+static void expected_counts(unsigned long base, const u8 *kinds, struct mm_rs_walk_counts *c)
+{
+	unsigned long block = ULONG_MAX;
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < K_PAGES; i++) {
+		unsigned long addr = base + i * PAGE_SIZE;
+
+		if (kinds[i] == K_NONE || kinds[i] == K_THP)
+			continue;
+		c->entries++;
+		c->sum += addr;
+		if (!c->first)
+			c->first = addr;
+		c->last = addr;
+		if (addr / PMD_SIZE != block) {
+			block = addr / PMD_SIZE;
+			c->tables++;
+		}
+	}
+}
+
+/*
+ * The walk over the layout visits every entry that is not none, once, in
+ * order, and nothing else; meets the THP as one leaf; pauses between the
+ * four PMD ranges. Stopped at its third entry and resumed, it visits the
+ * same, and says where it stopped.
+ */
+static void walk_visits_each_entry(struct kunit *test)
+{
+	u8 *kinds = kunit_kzalloc(test, K_PAGES, GFP_KERNEL);
+	struct mm_rs_walk_counts want, got;
+	struct vm_area_struct *vma;
+	unsigned long base, third = 0;
+	unsigned int i, n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, kinds);
+	base = build_layout(test, 8 * PUD_SIZE);
+	mmap_read_lock(current->mm);
+	vma = vma_lookup(current->mm, base);
+	read_kinds(test, vma, base, kinds);
+	expected_counts(base, kinds, &want);
+	want.leaves = 1;
+	want.pauses = K_PMDS - 1;
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base, base + K_LEN, 0, &got), 0);
+	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
+
+	for (i = 0; i < K_PAGES && n < 3; i++)
+		if (kinds[i] != K_NONE && kinds[i] != K_THP && ++n == 3)
+			third = base + i * PAGE_SIZE;
+	want.stopped = third;
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base, base + K_LEN, 3, &got), 0);
+	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
+
+	/* A range inside one table: only its entries, no pause. */
+	memset(&want, 0, sizeof(want));
+	want.entries = 2;
+	want.tables = 1;
+	want.first = base + PG(0, 99) * PAGE_SIZE;
+	want.last = base + PG(0, 100) * PAGE_SIZE;
+	want.sum = want.first + want.last;
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, want.first, want.last + PAGE_SIZE, 0, &got),
+			0);
+	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
+
+	/* Ranges that are not page-aligned inside the VMA are refused. */
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base - PAGE_SIZE, base + K_LEN, 0, &got),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base, base + K_LEN + PAGE_SIZE, 0, &got),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base + 1, base + K_LEN, 0, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base + PAGE_SIZE, base, 0, &got), -EINVAL);
+	mmap_read_unlock(current->mm);
+}
+
+/*
+ * Holes are skipped at the level they are found: over three empty PUD
+ * ranges and one PMD range with a page, the walk moves in four steps; over
+ * an empty range of the level above (P4D, or PGD where that is folded), in
+ * one.
+ */
+static void walk_skips_holes_per_level(struct kunit *test)
+{
+	unsigned long bound = 8 * PUD_SIZE, base = bound - 3 * PUD_SIZE;
+	unsigned long len = 3 * PUD_SIZE + PMD_SIZE, page = bound + 5 * PAGE_SIZE;
+	struct mm_rs_walk_counts want = { }, got;
+	struct vm_area_struct *vma;
+
+	map_at(test, base, len);
+	KUNIT_ASSERT_EQ(test, write_byte(page, 1), 0);
+	want.entries = 1;
+	want.tables = 1;
+	want.first = page;
+	want.last = page;
+	want.sum = page;
+	want.pauses = 3;
+	mmap_read_lock(current->mm);
+	vma = vma_lookup(current->mm, base);
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base, base + len, 0, &got), 0);
+	mmap_read_unlock(current->mm);
+	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
+
+	/*
+	 * A hole in the level above the PUD (the P4D, or the PGD where the
+	 * P4D is folded into it: 512 GiB with 4K pages), between two pages in
+	 * the PMD ranges on either side of it: three steps, the hole in one.
+	 */
+	base = P4D_SIZE - PMD_SIZE;
+	len = P4D_SIZE + 2 * PMD_SIZE;
+	map_at(test, base, len);
+	KUNIT_ASSERT_EQ(test, write_byte(base, 1), 0);
+	KUNIT_ASSERT_EQ(test, write_byte(base + len - PAGE_SIZE, 1), 0);
+	memset(&want, 0, sizeof(want));
+	want.entries = 2;
+	want.tables = 2;
+	want.first = base;
+	want.last = base + len - PAGE_SIZE;
+	want.sum = want.first + want.last;
+	want.pauses = 2;
+	mmap_read_lock(current->mm);
+	vma = vma_lookup(current->mm, base);
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base, base + len, 0, &got), 0);
+	mmap_read_unlock(current->mm);
+	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
+}
+
+/*
+ * Reads /sys/kernel/mm/ksm/@name into @old (if not NULL) and writes @val to
+ * it, through a private mount of sysfs (KUnit runs before user space mounts
+ * one). 0 or an error.
+ */
+static int ksm_sysfs(const char *name, char *old, size_t size, const char *val)
+{
+	struct file_system_type *type = get_fs_type("sysfs");
+	struct vfsmount *mnt;
+	struct file *f;
+	char path[48];
+	loff_t pos = 0;
+	ssize_t n = 0;
+
+	if (!type)
+		return -ENODEV;
+	mnt = vfs_kern_mount(type, 0, "sysfs", NULL);
+	put_filesystem(type);
+	if (IS_ERR(mnt))
+		return PTR_ERR(mnt);
+	snprintf(path, sizeof(path), "kernel/mm/ksm/%s", name);
+	f = file_open_root_mnt(mnt, path, O_RDWR, 0);
+	if (IS_ERR(f)) {
+		mntput(mnt);
+		return PTR_ERR(f);
+	}
+	if (old) {
+		n = kernel_read(f, old, size - 1, &pos);
+		old[n > 0 ? n : 0] = '\0';
+		strim(old);
+		pos = 0;
+	}
+	if (n >= 0)
+		n = kernel_write(f, val, strlen(val), &pos);
+	fput(f);
+	mntput(mnt);
+	return n < 0 ? n : 0;
+}
+
+/* The pages of the real-KSM layout: in two PMD ranges, table edges included. */
+static const unsigned int same_at[] = { PG(0, 0), PG(0, 5), PG(0, PTRS_PER_PTE - 1), PG(1, 3) };
+static const unsigned int unique_at[] = { PG(0, 6), PG(1, 4) };
+#define KSM_FILL	0x5a
+
+static int fill_page(unsigned long addr, u8 val)
+{
+	u8 buf[64];
+	unsigned long off;
+
+	memset(buf, val, sizeof(buf));
+	for (off = 0; off < PAGE_SIZE; off += sizeof(buf))
+		if (copy_to_user((void __user *)(addr + off), buf, sizeof(buf)))
+			return -EFAULT;
+	return 0;
+}
+
+/* Two PMD ranges at @base, mergeable: identical pages, and unique ones. */
+static void build_ksm_layout(struct kunit *test, unsigned long base)
+{
+	unsigned int i;
+
+	map_at(test, base, 2 * PMD_SIZE);
+	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, base, 2 * PMD_SIZE, MADV_MERGEABLE), 0);
+	for (i = 0; i < ARRAY_SIZE(same_at); i++)
+		KUNIT_ASSERT_EQ(test, fill_page(base + same_at[i] * PAGE_SIZE, KSM_FILL), 0);
+	for (i = 0; i < ARRAY_SIZE(unique_at); i++) {
+		unsigned long addr = base + unique_at[i] * PAGE_SIZE;
+
+		KUNIT_ASSERT_EQ(test, fill_page(addr, KSM_FILL), 0);
+		KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, &addr, sizeof(addr)), 0);
+	}
+}
+
+/* The kinds of the pages of the real-KSM layout at @base, in order. */
+static void ksm_kinds(unsigned long base, u8 *kinds)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned int i, n = 0;
+
+	mmap_read_lock(mm);
+	for (i = 0; i < ARRAY_SIZE(same_at) + ARRAY_SIZE(unique_at); i++) {
+		unsigned int pg = i < ARRAY_SIZE(same_at) ? same_at[i] :
+			unique_at[i - ARRAY_SIZE(same_at)];
+		unsigned long addr = base + pg * PAGE_SIZE;
+		pmd_t *pmd = find_pmd(mm, addr);
+		spinlock_t *ptl;	/* the PTE table's lock */
+		pte_t *pte;
+
+		kinds[n] = K_NONE;
+		if (pmd && !pmd_none(pmdp_get(pmd))) {
+			pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+			if (pte) {
+				kinds[n] = kind_of(vma_lookup(mm, addr), addr, ptep_get(pte));
+				pte_unmap_unlock(pte, ptl);
+			}
+		}
+		n++;
+	}
+	mmap_read_unlock(mm);
+}
+
+/*
+ * Real KSM pages, merged by ksmd: MADV_UNMERGEABLE with C and with Rust
+ * replaces each by an exclusive copy with the same contents and leaves the
+ * unique pages alone; the two end the same.
+ */
+static void unmerge_ksm_pages_same_as_c(struct kunit *test)
+{
+	const unsigned int nr = ARRAY_SIZE(same_at) + ARRAY_SIZE(unique_at);
+	unsigned long base_c = 8 * PUD_SIZE, base_r = 16 * PUD_SIZE;
+	u8 want[ARRAY_SIZE(same_at) + ARRAY_SIZE(unique_at)];
+	u8 got_c[sizeof(want)], got_r[sizeof(want)];
+	char run[8], scan[16], sleep[16];
+	long anon_c, anon_r;
+	unsigned int i, tries;
+	u8 v;
+
+	build_ksm_layout(test, base_c);
+	build_ksm_layout(test, base_r);
+	memset(want, K_ANON_WRITE, sizeof(want));
+	memset(want, K_KSM, ARRAY_SIZE(same_at));
+
+	/* ksmd merges the identical pages of both layouts. */
+	KUNIT_ASSERT_EQ(test, ksm_sysfs("sleep_millisecs", sleep, sizeof(sleep), "1"), 0);
+	KUNIT_ASSERT_EQ(test, ksm_sysfs("pages_to_scan", scan, sizeof(scan), "1000"), 0);
+	KUNIT_ASSERT_EQ(test, ksm_sysfs("run", run, sizeof(run), "1"), 0);
+	for (tries = 0; tries < 500; tries++) {
+		ksm_kinds(base_c, got_c);
+		ksm_kinds(base_r, got_r);
+		if (!memcmp(got_c, want, nr) && !memcmp(got_r, want, nr))
+			break;
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, ksm_sysfs("run", NULL, 0, "0"), 0);
+	KUNIT_EXPECT_EQ(test, ksm_sysfs("pages_to_scan", NULL, 0, scan), 0);
+	KUNIT_EXPECT_EQ(test, ksm_sysfs("sleep_millisecs", NULL, 0, sleep), 0);
+	KUNIT_ASSERT_EQ(test, strcmp(run, "0"), 0);
+	KUNIT_ASSERT_MEMEQ_MSG(test, got_c, want, nr, "ksmd did not merge in 10 s");
+	KUNIT_ASSERT_MEMEQ(test, got_r, want, nr);
+
+	anon_c = mm_rs_anon_pages(current->mm);
+	set_rust(test, false);
+	KUNIT_EXPECT_EQ(test, do_madvise(current->mm, base_c, 2 * PMD_SIZE, MADV_UNMERGEABLE), 0);
+	anon_c = mm_rs_anon_pages(current->mm) - anon_c;
+	anon_r = mm_rs_anon_pages(current->mm);
+	set_rust(test, true);
+	KUNIT_EXPECT_EQ(test, do_madvise(current->mm, base_r, 2 * PMD_SIZE, MADV_UNMERGEABLE), 0);
+	anon_r = mm_rs_anon_pages(current->mm) - anon_r;
+
+	memset(want, K_ANON_WRITE, sizeof(want));
+	memset(want, K_ANON, ARRAY_SIZE(same_at));
+	ksm_kinds(base_c, got_c);
+	ksm_kinds(base_r, got_r);
+	KUNIT_EXPECT_MEMEQ(test, got_c, want, nr);
+	KUNIT_EXPECT_MEMEQ(test, got_r, want, nr);
+	/* A mapped KSM page counts in MM_ANONPAGES, as its copy does. */
+	KUNIT_EXPECT_EQ(test, anon_c, 0);
+	KUNIT_EXPECT_EQ(test, anon_r, anon_c);
+	for (i = 0; i < ARRAY_SIZE(same_at); i++) {
+		KUNIT_ASSERT_EQ(test, read_byte(base_c + same_at[i] * PAGE_SIZE + 100, &v), 0);
+		KUNIT_EXPECT_EQ(test, v, KSM_FILL);
+		KUNIT_ASSERT_EQ(test, read_byte(base_r + same_at[i] * PAGE_SIZE + 100, &v), 0);
+		KUNIT_EXPECT_EQ(test, v, KSM_FILL);
+	}
+}
+
+/*
+ * The switch, both ways, through what runs and what it does; values other
+ * than 0 and 1 are refused.
+ */
+static void switch_both_ways(struct kunit *test)
+{
+	struct unmerge_result *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned long base;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge", "2"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge", "x"), -EINVAL);
+	base = build_layout(test, 8 * PUD_SIZE);
+	unmerge(test, base, false, false, r);
+	KUNIT_EXPECT_EQ(test, r->rust_calls, 0);
+	KUNIT_EXPECT_EQ(test, r->ksm_zero_mm, -(long)ARRAY_SIZE(ksm_zero_at));
+	base = build_layout(test, 16 * PUD_SIZE);
+	unmerge(test, base, true, false, r);
+	KUNIT_EXPECT_EQ(test, r->rust_calls, 1);
+	KUNIT_EXPECT_EQ(test, r->ksm_zero_mm, -(long)ARRAY_SIZE(ksm_zero_at));
+}
+
+static struct kunit_case ksm_cases[] = {
+	KUNIT_CASE(walk_visits_each_entry),
+	KUNIT_CASE(walk_skips_holes_per_level),
+	KUNIT_CASE(unmerge_same_as_c),
+	KUNIT_CASE(unmerge_ksm_pages_same_as_c),
+	KUNIT_CASE(unmerge_signal_pending),
+	KUNIT_CASE(switch_both_ways),
+	{}
+};
+
+static struct kunit_suite ksm_suite = {
+	.name = "mm_rs_ksm",
+	.init = ksm_test_init,
+	.exit = ksm_test_exit,
+	.test_cases = ksm_cases,
+};
+
+kunit_test_suite(ksm_suite);
+
+MODULE_DESCRIPTION("KUnit tests for mm-rs's KSM unmerge and page-table range walk");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! KUnit only: a range walk that counts what it visits, for the walker's own tests
+//! (`kunit/mm_rs_ksm_test.c`).
+
+use core::ops::ControlFlow::{self, Break, Continue};
+use kernel::ffi::{c_int, c_ulong};
+use kernel::{
+    bindings,
+    error::code::EINVAL,
+    mm::{
+        virt::MmapLockedVma,
+        walk::{MaySleep, PteEntry, PteVisitor, RangeWalk},
+    },
+};
+
+/// Counts into `c`; stops once, at the `stop_after`'th entry visited.
+struct Count<'c> {
+    c: &'c mut bindings::mm_rs_walk_counts,
+    stop_after: usize,
+    seen: usize,
+    /// The PMD-sized block of the last entry visited, to count tables.
+    block: Option<usize>,
+}
+
+impl PteVisitor for Count<'_> {
+    type Break = ();
+
+    fn pte_entry(&mut self, entry: PteEntry<'_>) -> ControlFlow<()> {
+        let addr = entry.addr();
+        self.seen = self.seen.saturating_add(1);
+        if self.seen == self.stop_after {
+            // Counted when visited again, after the stop.
+            return Break(());
+        }
+        let c = &mut *self.c;
+        c.entries = c.entries.wrapping_add(1);
+        c.sum = c.sum.wrapping_add(addr);
+        if c.first == 0 {
+            c.first = addr;
+        }
+        c.last = addr;
+        let block = addr / bindings::MM_RS_PMD_SIZE;
+        if self.block != Some(block) {
+            self.block = Some(block);
+            c.tables = c.tables.wrapping_add(1);
+        }
+        Continue(())
+    }
+
+    fn pmd_leaf(&mut self, _addr: usize) -> ControlFlow<()> {
+        self.c.leaves = self.c.leaves.wrapping_add(1);
+        Continue(())
+    }
+
+    fn pause(&mut self) -> ControlFlow<()> {
+        self.c.pauses = self.c.pauses.wrapping_add(1);
+        Continue(())
+    }
+}
+
+/// Walks `[start, end)` of `vma`, counting into `c` (zeroed first); stops at the
+/// `stop_after`'th entry and resumes at the same entry (never stops if 0). 0, or `-EINVAL` if
+/// the range is not page-aligned inside the VMA.
+///
+/// # Safety
+///
+/// `vma` must be a valid VMA in its mm's VMA tree, whose mmap lock the caller holds for the
+/// call; `c` must be valid for writes; the caller must be allowed to sleep.
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_walk_count(
+    vma: *mut bindings::vm_area_struct,
+    start: c_ulong,
+    end: c_ulong,
+    stop_after: c_ulong,
+    c: *mut bindings::mm_rs_walk_counts,
+) -> c_int {
+    // SAFETY: Guaranteed by the caller.
+    let (vma, c) = unsafe { (MmapLockedVma::from_raw(vma), &mut *c) };
+    *c = bindings::mm_rs_walk_counts::default();
+    // SAFETY: The caller, a KUnit test holding the mmap lock, may sleep; this is the one
+    // `MaySleep` of the call.
+    let mut may_sleep = unsafe { MaySleep::new() };
+    let Some(mut walk) = RangeWalk::new(vma, &mut may_sleep, start, end) else {
+        return EINVAL.to_errno();
+    };
+    let mut count = Count {
+        c,
+        stop_after,
+        seen: 0,
+        block: None,
+    };
+    while let Break(((), at)) = walk.walk(&mut count) {
+        count.c.stopped = at.addr();
+    }
+    0
+}
+
+export_check!(mm_rs_walk_count);

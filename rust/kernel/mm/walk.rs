@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Page-table range walks.
+//!
+//! [`RangeWalk`] walks a range of a VMA whose mmap lock the caller holds ([`MmapLockedVma`]),
+//! level by level, skipping what is none at every level, and hands each entry of a PTE table
+//! that is not none to a [`PteVisitor`], under the table's lock. The visitor is a type
+//! parameter: each walk is compiled for its visitor, with the visit inlined, so there is no
+//! indirect call per table or entry (C's `walk_page_range()` makes one through its
+//! `mm_walk_ops`, which the KSM conversion in `../shared/seeds/004` measured at 2-4% of unmerge
+//! speed), and nothing is allocated.
+//!
+//! What the walk guarantees, and how:
+//!
+//! - No entry is read without its table's lock, and no view of an entry outlives the lock: a
+//!   [`PteEntry`] borrows the locked table for the one call of [`PteVisitor::pte_entry`], which
+//!   is generic over its lifetime, so neither the entry nor the folio it maps can be kept.
+//! - A PTE table that PT reclaim (or khugepaged) took away after its PMD was read is not used:
+//!   `pte_offset_map_lock()` rechecks the PMD under the lock and fails; the walk then reads the
+//!   PMD again, as C's `walk_pte_range()` does (`ACTION_AGAIN`).
+//! - The tables above the PTE tables stay allocated: the mmap lock, which the walk borrows the
+//!   proof of for its whole life, keeps `free_pgtables()` away.
+//! - Nothing sleeps with the PTE lock held: the lock is dropped before the walk returns or
+//!   pauses between tables, where it reschedules (`cond_resched()`) and asks the visitor whether
+//!   to stop ([`PteVisitor::pause`]: a pending signal, an exiting mm). The one operation of this
+//!   API that sleeps, the fault of [`Stopped::unshare_fault`], is reached through a stopped
+//!   walk only, and every walk borrows the context's [`MaySleep`] mutably for its whole life: no
+//!   other walk, so no [`Stopped`], can exist while one walk's visitor runs. A visitor that
+//!   calls some *other* kernel function that sleeps still compiles: as for
+//!   [`super::pgtable::PteTableMap`], that is for `might_sleep()` and klint, not for types.
+//!
+//! Lock order: the mmap lock (the caller's), then one PTE lock at a time.
+//!
+//! C header: [`include/linux/pgtable.h`](srctree/include/linux/pgtable.h)
+
+use super::{
+    folio::Folio,
+    pgtable::{Pte, PTRS_PER_PTE},
+    virt::MmapLockedVma,
+    NotThreadSafe,
+};
+use crate::{bindings, page::PAGE_SIZE};
+use core::{
+    ops::ControlFlow::{self, Break, Continue},
+    ptr::NonNull,
+};
+
+/// What a walk does at each populated entry, and between tables.
+///
+/// The methods are called with nothing but the walk's state borrowed; [`Self::pte_entry`] with
+/// the entry's PTE lock held, the others without.
+pub trait PteVisitor {
+    /// Why a visitor stops a walk.
+    type Break;
+
+    /// Visits the entry `entry`, which is not none, under its table's lock. Returning
+    /// [`Break`] stops the walk at this entry: [`Stopped::addr`] is its address, and the walk
+    /// resumes with it.
+    fn pte_entry(&mut self, entry: PteEntry<'_>) -> ControlFlow<Self::Break>;
+
+    /// Meets a huge PMD leaf (a PMD-mapped THP or devmap, or a migration entry of one) at
+    /// `addr`, read without a lock. Skipped unless this returns [`Break`], which stops the
+    /// walk at `addr`.
+    #[inline(always)]
+    fn pmd_leaf(&mut self, _addr: usize) -> ControlFlow<Self::Break> {
+        Continue(())
+    }
+
+    /// Between two tables (or holes), with no PTE lock held, after rescheduling: returning
+    /// [`Break`] stops the walk where the next table starts.
+    #[inline(always)]
+    fn pause(&mut self) -> ControlFlow<Self::Break> {
+        Continue(())
+    }
+}
+
+/// An entry of a PTE table that is not none, with the table's lock held for `'l`.
+///
+/// # Invariants
+///
+/// `pte` is the value of the entry that maps `addr` in `vma`, read under the lock of its PTE
+/// table, which stays held, and the table mapped, for `'l`: what the entry maps cannot change
+/// for `'l` (hardware may still set its accessed and dirty bits).
+pub struct PteEntry<'l> {
+    vma: &'l MmapLockedVma,
+    addr: usize,
+    pte: Pte,
+    _not_send: NotThreadSafe,
+}
+
+impl<'l> PteEntry<'l> {
+    /// The address the entry maps.
+    #[inline(always)]
+    pub fn addr(&self) -> usize {
+        self.addr
+    }
+
+    /// The entry's value.
+    #[inline(always)]
+    pub fn pte(&self) -> Pte {
+        self.pte
+    }
+
+    /// The folio of the page a present entry maps, if it is a normal page
+    /// (`vm_normal_folio()`): not the shared zero page, nor a special or PFN mapping.
+    #[inline(always)]
+    pub fn normal_folio(&self) -> Option<&'l Folio> {
+        if !self.pte.is_present() {
+            return None;
+        }
+        // SAFETY: The VMA is valid and mmap-locked, and `pte` is its present entry for `addr`
+        // (type invariants), which is what `vm_normal_folio()` needs.
+        let folio = unsafe {
+            bindings::mm_rs_vm_normal_folio(self.vma.as_ptr(), self.addr, self.pte.as_raw())
+        };
+        // SAFETY: A normal page mapped by an entry holds a reference of the mapping, which
+        // cannot be dropped while the entry's lock is held, for `'l` (type invariants).
+        NonNull::new(folio).map(|f| unsafe { Folio::from_raw(f.as_ptr()) })
+    }
+
+    /// The folio that a migration entry stands for (`pfn_swap_entry_folio()`), if this is one.
+    #[inline(always)]
+    pub fn migration_folio(&self) -> Option<&'l Folio> {
+        // SAFETY: Pure function of the value; it reads the folio's address from the entry.
+        let folio = unsafe { bindings::mm_rs_pte_migration_folio(self.pte.as_raw()) };
+        // SAFETY: Migration holds a reference to the folio, locked, until it has replaced its
+        // migration entries, which needs this entry's lock, held for `'l` (type invariants).
+        NonNull::new(folio).map(|f| unsafe { Folio::from_raw(f.as_ptr()) })
+    }
+}
+
+/// A PTE table mapped and locked by a walk; unlocked and unmapped on drop.
+///
+/// # Invariants
+///
+/// `pte` was returned by `pte_offset_map_lock()` with the lock `ptl`, which is held, and neither
+/// has been unmapped or unlocked yet.
+struct PteTableLock {
+    pte: NonNull<bindings::pte_t>,
+    ptl: NonNull<bindings::spinlock_t>,
+    /// Unlocked and unmapped by the task that locked and mapped it.
+    _not_send: NotThreadSafe,
+}
+
+impl Drop for PteTableLock {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: By the type invariants the table is mapped and locked; this is the one unlock.
+        unsafe { bindings::mm_rs_pte_unmap_unlock(self.pte.as_ptr(), self.ptl.as_ptr()) };
+    }
+}
+
+/// Proof that the current task may sleep: it holds no spinlock and is neither in an atomic
+/// context nor in an RCU read-side critical section. Every [`RangeWalk`] borrows it mutably for
+/// its whole life, so that walks cannot nest: the visitor of one walk cannot reach another
+/// walk's [`Stopped`], whose fault sleeps.
+///
+/// # Invariants
+///
+/// The task that made it may sleep for as long as it exists, but inside a walk's visitor (which
+/// the mutable borrow keeps it out of).
+pub struct MaySleep {
+    _not_send: NotThreadSafe,
+}
+
+impl MaySleep {
+    /// The proof for the current task.
+    ///
+    /// # Safety
+    ///
+    /// The current task must be allowed to sleep for as long as the value exists (a sleeping
+    /// lock such as the mmap lock may be held), and make no other `MaySleep` meanwhile.
+    #[inline]
+    pub unsafe fn new() -> Self {
+        // INVARIANT: Guaranteed by the caller.
+        Self {
+            _not_send: NotThreadSafe,
+        }
+    }
+}
+
+/// A walk over a page-aligned range of a VMA whose mmap lock is held for `'v`.
+///
+/// # Invariants
+///
+/// `vma.start() <= addr <= end <= vma.end()`, and `addr` and `end` are page-aligned; the walk
+/// holds its task's [`MaySleep`].
+pub struct RangeWalk<'v> {
+    vma: &'v MmapLockedVma,
+    _may_sleep: &'v mut MaySleep,
+    addr: usize,
+    end: usize,
+}
+
+impl<'v> RangeWalk<'v> {
+    /// A walk over `[start, end)` of `vma`, by a task that may sleep; [`None`] unless the range
+    /// is page-aligned and lies inside the VMA.
+    #[inline]
+    pub fn new(
+        vma: &'v MmapLockedVma,
+        may_sleep: &'v mut MaySleep,
+        start: usize,
+        end: usize,
+    ) -> Option<Self> {
+        let mask = PAGE_SIZE - 1;
+        if start > end || start < vma.start() || end > vma.end() || (start | end) & mask != 0 {
+            return None;
+        }
+        // INVARIANT: Checked just above.
+        Some(Self {
+            vma,
+            _may_sleep: may_sleep,
+            addr: start,
+            end,
+        })
+    }
+
+    /// Where the walk is: the next address it visits, or the range's end when it is done.
+    #[inline]
+    pub fn addr(&self) -> usize {
+        self.addr
+    }
+
+    /// Whether the walk has reached the range's end.
+    #[inline]
+    pub fn is_done(&self) -> bool {
+        self.addr >= self.end
+    }
+
+    /// Walks from [`Self::addr`] to the range's end, handing every entry that is not none to
+    /// `v`, in address order, each once. Returns [`Continue`] at the end, or [`Break`] with
+    /// what stopped the walk and where (see [`PteVisitor`]); walking again resumes there.
+    #[inline]
+    pub fn walk<V: PteVisitor>(&mut self, v: &mut V) -> ControlFlow<(V::Break, Stopped<'_, 'v>)> {
+        let mm = self.vma.mm().as_raw();
+        while self.addr < self.end {
+            let (addr, end) = (self.addr, self.end);
+            // Each level's end is bounded by the end of the level above, as in C's nested
+            // loops: a folded level's `*_addr_end()` returns the bound it is given.
+            //
+            // SAFETY: For the whole block: the mm is the locked VMA's; its mmap lock, held for
+            // 'v (the `MmapLockedVma` invariants), keeps its PGD, P4D, PUD and PMD tables
+            // allocated, so each `*_offset()` points into an allocated table; the entries are
+            // read with `READ_ONCE()` by the helpers; `pmd_range()`'s requirements are met by
+            // `pmd` (it maps `addr`) and `next` (at most the end of the PMD's range).
+            let next = unsafe {
+                let pgd = bindings::mm_rs_pgd_offset(mm, addr);
+                let pgd_end = bindings::mm_rs_pgd_addr_end(addr, end);
+                if bindings::mm_rs_pgd_skip(pgd) {
+                    pgd_end
+                } else {
+                    let p4d = bindings::mm_rs_p4d_offset(pgd, addr);
+                    let p4d_end = bindings::mm_rs_p4d_addr_end(addr, pgd_end);
+                    if bindings::mm_rs_p4d_skip(p4d) {
+                        p4d_end
+                    } else {
+                        let pud = bindings::mm_rs_pud_offset(p4d, addr);
+                        let pud_end = bindings::mm_rs_pud_addr_end(addr, p4d_end);
+                        if bindings::mm_rs_pud_skip(pud) {
+                            pud_end
+                        } else {
+                            let pmd = bindings::mm_rs_pmd_offset(pud, addr);
+                            let next = bindings::mm_rs_pmd_addr_end(addr, pud_end);
+                            if let Break(b) = self.pmd_range(mm, pmd, next, v) {
+                                return Break((b, Stopped { walk: self }));
+                            }
+                            next
+                        }
+                    }
+                }
+            };
+            // INVARIANT: Every `*_addr_end()` is above `addr` and at most its bound, itself at
+            // most `end`; table boundaries and `end` are page-aligned.
+            self.addr = next;
+            if next < end {
+                // SAFETY: No PTE lock is held here, and the task may sleep (the walk holds
+                // its `MaySleep`).
+                unsafe { bindings::mm_rs_cond_resched() };
+                if let Break(b) = v.pause() {
+                    return Break((b, Stopped { walk: self }));
+                }
+            }
+        }
+        Continue(())
+    }
+
+    /// Visits the entries of `[self.addr, next)`, all under the PMD entry `pmd`. On [`Break`],
+    /// `self.addr` is where the visitor stopped.
+    ///
+    /// # Safety
+    ///
+    /// `pmd` must be the PMD entry of `mm` (the VMA's) that maps `self.addr`, in a PMD table that
+    /// stays allocated for the call; `next` must be at most the end of the range it maps.
+    #[inline(always)]
+    unsafe fn pmd_range<V: PteVisitor>(
+        &mut self,
+        mm: *mut bindings::mm_struct,
+        pmd: *mut bindings::pmd_t,
+        next: usize,
+        v: &mut V,
+    ) -> ControlFlow<V::Break> {
+        loop {
+            // SAFETY: `pmd` is allocated (the caller); the entry is read once, locklessly.
+            match unsafe { bindings::mm_rs_pmd_kind(pmd) } {
+                bindings::mm_rs_pmd_kind_MM_RS_PMD_TABLE => {}
+                bindings::mm_rs_pmd_kind_MM_RS_PMD_LEAF => return v.pmd_leaf(self.addr),
+                _ => return Continue(()),
+            }
+            let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
+            // SAFETY: `pmd` maps `self.addr` in `mm` and is allocated (the caller); `ptl`
+            // receives the lock taken with the mapping.
+            let pte = unsafe { bindings::mm_rs_pte_offset_map_lock(mm, pmd, self.addr, &mut ptl) };
+            let Some(pte) = NonNull::new(pte) else {
+                // The PMD changed since it was read (the table was freed, or collapsed into a
+                // THP): read it again.
+                continue;
+            };
+            // SAFETY: `pte_offset_map_lock()` returns the lock with every mapped table.
+            let ptl = unsafe { NonNull::new_unchecked(ptl) };
+            // INVARIANT: `pte_offset_map_lock()` mapped the table and took its lock.
+            let table = PteTableLock {
+                pte,
+                ptl,
+                _not_send: NotThreadSafe,
+            };
+            // At most the rest of the table: `next` is above `self.addr` and at most the end of
+            // the PMD's range (the caller), so neither this nor the addresses below wrap.
+            let nr = (next.wrapping_sub(self.addr) / PAGE_SIZE).min(PTRS_PER_PTE);
+            for i in 0..nr {
+                // SAFETY: Entry `i` from `self.addr` lies in the mapped, locked table (`nr`
+                // above).
+                let raw = unsafe { bindings::mm_rs_ptep_get(table.pte.as_ptr().add(i)) };
+                let pte = Pte::from_table(raw);
+                if pte.is_none() {
+                    continue;
+                }
+                let addr = self.addr.wrapping_add(i.wrapping_mul(PAGE_SIZE));
+                // INVARIANT: Read under the table's lock, held by `table` until after the call.
+                let entry = PteEntry {
+                    vma: self.vma,
+                    addr,
+                    pte,
+                    _not_send: NotThreadSafe,
+                };
+                if let Break(b) = v.pte_entry(entry) {
+                    // INVARIANT: `addr` is below `next`, page-aligned and in the range.
+                    self.addr = addr;
+                    return Break(b);
+                }
+            }
+            return Continue(());
+        }
+    }
+}
+
+/// A walk stopped by its visitor, at [`Self::addr`], with no PTE lock held.
+///
+/// # Invariants
+///
+/// `walk.addr` is page-aligned and below `walk.end`: a page of the walk's VMA; no PTE lock of
+/// the walk is held, and the walk holds its task's [`MaySleep`], so the task may sleep.
+pub struct Stopped<'w, 'v> {
+    walk: &'w mut RangeWalk<'v>,
+}
+
+impl Stopped<'_, '_> {
+    /// Where the walk stopped: the entry, leaf or next table the visitor stopped at.
+    #[inline]
+    pub fn addr(&self) -> usize {
+        self.walk.addr
+    }
+
+    /// Breaks copy-on-write at [`Self::addr`] with a fault made for another process
+    /// (`FAULT_FLAG_UNSHARE | FAULT_FLAG_REMOTE`, as KSM's `break_ksm()`): a page mapped there
+    /// that is shared, a KSM page or the zero page, is replaced by an exclusive anonymous copy.
+    /// Reschedules first, as `break_ksm()` does before each try. Returns the fault's
+    /// `VM_FAULT_*` bits. May sleep. The fault does not release the mmap lock (it is not allowed
+    /// to retry). The walk resumes at the same address.
+    #[inline]
+    pub fn unshare_fault(&mut self) -> bindings::vm_fault_t {
+        // SAFETY: The task may sleep (type invariants).
+        unsafe { bindings::mm_rs_cond_resched() };
+        // SAFETY: The address is a page of the VMA (type invariants), whose mmap lock is held
+        // ('v); the task may sleep (`MaySleep`, held by the walk, and no PTE lock held). Without
+        // FAULT_FLAG_ALLOW_RETRY the fault returns with the mmap lock still held.
+        unsafe { bindings::mm_rs_handle_unshare_fault(self.walk.vma.as_ptr(), self.walk.addr) }
+    }
+
+    /// Moves the walk past the page it stopped at.
+    #[inline]
+    pub fn skip_page(self) {
+        // INVARIANT: `addr` is page-aligned and below `end`, itself page-aligned, so one page
+        // further is at most `end`.
+        self.walk.addr = self.walk.addr.wrapping_add(PAGE_SIZE);
+    }
+}
