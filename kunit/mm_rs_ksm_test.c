@@ -118,24 +118,6 @@ static int read_byte(unsigned long addr, u8 *val)
 	return copy_from_user(val, (void __user *)addr, 1) ? -EFAULT : 0;
 }
 
-/* The PMD entry of @addr in @mm, or NULL above it; mmap lock held. */
-static pmd_t *find_pmd(struct mm_struct *mm, unsigned long addr)
-{
-	pgd_t *pgd = pgd_offset(mm, addr);
-	p4d_t *p4d;
-	pud_t *pud;
-
-	if (pgd_none_or_clear_bad(pgd))
-		return NULL;
-	p4d = p4d_offset(pgd, addr);
-	if (p4d_none_or_clear_bad(p4d))
-		return NULL;
-	pud = pud_offset(p4d, addr);
-	if (pud_none_or_clear_bad(pud))
-		return NULL;
-	return pmd_offset(pud, addr);
-}
-
 static enum k_kind kind_of(struct vm_area_struct *vma, unsigned long addr, pte_t pte)
 {
 	struct page *page;
@@ -166,7 +148,7 @@ static void read_kinds(struct kunit *test, struct vm_area_struct *vma, unsigned 
 	for (p = 0; p < K_PMDS; p++) {
 		unsigned long start = base + p * PMD_SIZE;
 		u8 *k = kinds + p * PTRS_PER_PTE;
-		pmd_t *pmd = find_pmd(mm, start);
+		pmd_t *pmd = mm_rs_find_pmd(mm, start);
 		spinlock_t *ptl;	/* the PTE table's lock */
 		pmd_t pmdval;
 		pte_t *pte;
@@ -197,7 +179,7 @@ static void read_kinds(struct kunit *test, struct vm_area_struct *vma, unsigned 
 static void place_ksm_zero(struct kunit *test, struct vm_area_struct *vma, unsigned long addr)
 {
 	struct mm_struct *mm = vma->vm_mm;
-	pmd_t *pmd = find_pmd(mm, addr);
+	pmd_t *pmd = mm_rs_find_pmd(mm, addr);
 	spinlock_t *ptl;	/* the PTE table's lock */
 	pte_t *pte;
 
@@ -356,7 +338,7 @@ static void unmerge(struct kunit *test, unsigned long base, bool rust, bool sign
 	vma = vma_lookup(mm, base);
 	KUNIT_ASSERT_NOT_NULL(test, vma);
 	read_kinds(test, vma, base, r->kinds);
-	pmd = find_pmd(mm, base + 2 * PMD_SIZE);
+	pmd = mm_rs_find_pmd(mm, base + 2 * PMD_SIZE);
 	r->table2 = pmd && pmd_present(pmdp_get(pmd)) && !pmd_leaf(pmdp_get(pmd));
 	mmap_write_unlock(mm);
 	r->ksm_zero_global = atomic_long_read(&ksm_zero_pages) - g0;
@@ -370,6 +352,26 @@ static void unmerge(struct kunit *test, unsigned long base, bool rust, bool sign
 	KUNIT_ASSERT_EQ(test, read_byte(base + PMD_SIZE, &r->data[n++]), 0);
 }
 
+/* The layout twice, one for C and one for Rust, and what it holds before. */
+struct two_layouts {
+	struct unmerge_result *c, *r;
+	unsigned long base_c, base_r;
+	u8 *want;
+};
+
+static void build_two_layouts(struct kunit *test, struct two_layouts *t)
+{
+	t->c = kunit_kzalloc(test, sizeof(*t->c), GFP_KERNEL);
+	t->r = kunit_kzalloc(test, sizeof(*t->r), GFP_KERNEL);
+	t->want = kunit_kzalloc(test, K_PAGES, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->c);
+	KUNIT_ASSERT_NOT_NULL(test, t->r);
+	KUNIT_ASSERT_NOT_NULL(test, t->want);
+	t->base_c = build_layout(test, 8 * PUD_SIZE);
+	t->base_r = build_layout(test, 16 * PUD_SIZE);
+	expected_before(t->want);
+}
+
 /*
  * MADV_UNMERGEABLE, C and Rust, over the same layout: each breaks every
  * KSM zero page into an exclusive page of zeros, counts it out of
@@ -380,19 +382,19 @@ static void unmerge(struct kunit *test, unsigned long base, bool rust, bool sign
  */
 static void unmerge_same_as_c(struct kunit *test)
 {
-	struct unmerge_result *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
-	struct unmerge_result *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
-	u8 *want = kunit_kzalloc(test, K_PAGES, GFP_KERNEL);
 	long nr = ARRAY_SIZE(ksm_zero_at);
+	struct unmerge_result *rc, *rr;
 	unsigned long base_c, base_r;
+	struct two_layouts t;
 	unsigned int i;
+	u8 *want;
 
-	KUNIT_ASSERT_NOT_NULL(test, rc);
-	KUNIT_ASSERT_NOT_NULL(test, rr);
-	KUNIT_ASSERT_NOT_NULL(test, want);
-	base_c = build_layout(test, 8 * PUD_SIZE);
-	base_r = build_layout(test, 16 * PUD_SIZE);
-	expected_before(want);
+	build_two_layouts(test, &t);
+	rc = t.c;
+	rr = t.r;
+	want = t.want;
+	base_c = t.base_c;
+	base_r = t.base_r;
 	mmap_read_lock(current->mm);
 	read_kinds(test, vma_lookup(current->mm, base_c), base_c, rc->kinds);
 	read_kinds(test, vma_lookup(current->mm, base_r), base_r, rr->kinds);
@@ -432,23 +434,17 @@ static void unmerge_same_as_c(struct kunit *test)
  */
 static void unmerge_signal_pending(struct kunit *test)
 {
-	struct unmerge_result *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
-	struct unmerge_result *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
-	u8 *want = kunit_kzalloc(test, K_PAGES, GFP_KERNEL);
-	unsigned long base_c, base_r;
+	struct unmerge_result *rc, *rr;
+	struct two_layouts t;
 
-	KUNIT_ASSERT_NOT_NULL(test, rc);
-	KUNIT_ASSERT_NOT_NULL(test, rr);
-	KUNIT_ASSERT_NOT_NULL(test, want);
-	base_c = build_layout(test, 8 * PUD_SIZE);
-	base_r = build_layout(test, 16 * PUD_SIZE);
-	expected_before(want);
-
-	unmerge(test, base_c, false, true, rc);
-	unmerge(test, base_r, true, true, rr);
+	build_two_layouts(test, &t);
+	rc = t.c;
+	rr = t.r;
+	unmerge(test, t.base_c, false, true, rc);
+	unmerge(test, t.base_r, true, true, rr);
 
 	KUNIT_EXPECT_EQ(test, rc->ret, -ERESTARTSYS);
-	KUNIT_EXPECT_MEMEQ(test, rc->kinds, want, K_PAGES);
+	KUNIT_EXPECT_MEMEQ(test, rc->kinds, t.want, K_PAGES);
 	KUNIT_EXPECT_EQ(test, rc->ksm_zero_global, 0);
 	KUNIT_EXPECT_EQ(test, rr->rust_calls, 1);
 	rr->rust_calls = rc->rust_calls;
@@ -532,6 +528,19 @@ static void walk_visits_each_entry(struct kunit *test)
 	mmap_read_unlock(current->mm);
 }
 
+/* A counting walk over [@start, @end) of the test mm's VMA there. */
+static void walk_range(struct kunit *test, unsigned long start, unsigned long end,
+		       struct mm_rs_walk_counts *got)
+{
+	struct vm_area_struct *vma;
+
+	mmap_read_lock(current->mm);
+	vma = vma_lookup(current->mm, start);
+	KUNIT_EXPECT_NOT_NULL(test, vma);
+	KUNIT_EXPECT_EQ(test, vma ? mm_rs_walk_count(vma, start, end, 0, got) : -EFAULT, 0);
+	mmap_read_unlock(current->mm);
+}
+
 /*
  * Holes are skipped at the level they are found: over three empty PUD
  * ranges and one PMD range with a page, the walk moves in four steps; over
@@ -543,7 +552,6 @@ static void walk_skips_holes_per_level(struct kunit *test)
 	unsigned long bound = 8 * PUD_SIZE, base = bound - 3 * PUD_SIZE;
 	unsigned long len = 3 * PUD_SIZE + PMD_SIZE, page = bound + 5 * PAGE_SIZE;
 	struct mm_rs_walk_counts want = { }, got;
-	struct vm_area_struct *vma;
 
 	map_at(test, base, len);
 	KUNIT_ASSERT_EQ(test, write_byte(page, 1), 0);
@@ -553,10 +561,7 @@ static void walk_skips_holes_per_level(struct kunit *test)
 	want.last = page;
 	want.sum = page;
 	want.pauses = 3;
-	mmap_read_lock(current->mm);
-	vma = vma_lookup(current->mm, base);
-	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base, base + len, 0, &got), 0);
-	mmap_read_unlock(current->mm);
+	walk_range(test, base, base + len, &got);
 	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
 
 	/*
@@ -576,10 +581,7 @@ static void walk_skips_holes_per_level(struct kunit *test)
 	want.last = base + len - PAGE_SIZE;
 	want.sum = want.first + want.last;
 	want.pauses = 2;
-	mmap_read_lock(current->mm);
-	vma = vma_lookup(current->mm, base);
-	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base, base + len, 0, &got), 0);
-	mmap_read_unlock(current->mm);
+	walk_range(test, base, base + len, &got);
 	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
 }
 
@@ -667,7 +669,7 @@ static void ksm_kinds(unsigned long base, u8 *kinds)
 		unsigned int pg = i < ARRAY_SIZE(same_at) ? same_at[i] :
 			unique_at[i - ARRAY_SIZE(same_at)];
 		unsigned long addr = base + pg * PAGE_SIZE;
-		pmd_t *pmd = find_pmd(mm, addr);
+		pmd_t *pmd = mm_rs_find_pmd(mm, addr);
 		spinlock_t *ptl;	/* the PTE table's lock */
 		pte_t *pte;
 

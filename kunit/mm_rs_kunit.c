@@ -145,28 +145,35 @@ unsigned long mm_rs_map_anon(struct kunit *test, unsigned long len)
 			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
 }
 
+pmd_t *mm_rs_find_pmd(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgd = pgd_offset(mm, addr);
+	p4d_t *p4d;
+	pud_t *pud;
+
+	if (pgd_none_or_clear_bad(pgd))
+		return NULL;
+	p4d = p4d_offset(pgd, addr);
+	if (p4d_none_or_clear_bad(p4d))
+		return NULL;
+	pud = pud_offset(p4d, addr);
+	if (pud_none_or_clear_bad(pud))
+		return NULL;
+	return pmd_offset(pud, addr);
+}
+
 bool mm_rs_read_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptes, int nr)
 {
 	spinlock_t *ptl;	/* the PTE table's lock */
-	pgd_t *pgd;
-	p4d_t *p4d;
-	pud_t *pud;
 	pmd_t *pmd;
 	pte_t *pte;
 	bool ok = false;
 	int i;
 
 	mmap_read_lock(mm);
-	pgd = pgd_offset(mm, addr);
-	if (pgd_none_or_clear_bad(pgd))
+	pmd = mm_rs_find_pmd(mm, addr);
+	if (!pmd)
 		goto out;
-	p4d = p4d_offset(pgd, addr);
-	if (p4d_none_or_clear_bad(p4d))
-		goto out;
-	pud = pud_offset(p4d, addr);
-	if (pud_none_or_clear_bad(pud))
-		goto out;
-	pmd = pmd_offset(pud, addr);
 	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
 	if (!pte)
 		goto out;

@@ -58,6 +58,12 @@ void mm_rs_poison_free_pages(int order);
 unsigned long mm_rs_map_anon(struct kunit *test, unsigned long len);
 
 /*
+ * The PMD entry of @addr in @mm, or NULL if a level above it is empty; the
+ * mmap lock is held.
+ */
+pmd_t *mm_rs_find_pmd(struct mm_struct *mm, unsigned long addr);
+
+/*
  * Copies the @nr entries from @addr (all in one PTE table) of @mm's page
  * tables into @ptes. Returns false if there is no PTE table there.
  */
