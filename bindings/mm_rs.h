@@ -290,6 +290,14 @@ enum mm_rs_pmd_kind {
 	MM_RS_PMD_LEAF,		/* a huge leaf or a migration entry of one */
 	MM_RS_PMD_TABLE,	/* a PTE table */
 };
+
+/*
+ * mm/mm_rs/fault.c: the unshare fault that breaks COW of a KSM page at @addr,
+ * as break_ksm() faults (FAULT_FLAG_UNSHARE | FAULT_FLAG_REMOTE). In KUnit
+ * builds a test may redirect it (KUnit static stub) to fail as
+ * handle_mm_fault() may there, or to return without breaking anything.
+ */
+vm_fault_t mm_rs_ksm_unshare_fault(struct vm_area_struct *vma, unsigned long addr);
 #else
 static inline bool mm_rs_ksm_unmerge_enabled(void)
 {
@@ -315,6 +323,7 @@ struct mm_rs_walk_counts {
 	unsigned long last;	/* the last entry's address, or 0 */
 	unsigned long sum;	/* the sum of the addresses visited */
 	unsigned long stopped;	/* where it stopped, 0 if at the end */
+	unsigned long migration;	/* entries of a folio under migration */
 };
 
 /*

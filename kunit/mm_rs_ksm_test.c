@@ -16,6 +16,7 @@
  * zero-page entry, as replace_page() writes it).
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
@@ -29,6 +30,8 @@
 #include <linux/mount.h>
 #include <linux/pgtable.h>
 #include <linux/sched/signal.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
 #include <linux/uaccess.h>
 
 #include "mm_rs_kunit.h"
@@ -773,12 +776,207 @@ static void switch_both_ways(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->ksm_zero_mm, -(long)ARRAY_SIZE(ksm_zero_at));
 }
 
+/*
+ * A migration entry, readable or writable, in place of the present entry of
+ * an order-0 anonymous folio at @addr, as try_to_migrate() leaves it: the
+ * folio locked and held. Returns the entry it replaced, for
+ * restore_present(); mmap write lock held.
+ */
+static pte_t set_migration(struct kunit *test, struct vm_area_struct *vma, unsigned long addr,
+			   bool writable, struct folio **foliop)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pmd_t *pmd = mm_rs_find_pmd(mm, addr);
+	spinlock_t *ptl;	/* the PTE table's lock */
+	struct folio *folio;
+	swp_entry_t entry;
+	pte_t *pte, old;
+
+	*foliop = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	KUNIT_ASSERT_NOT_NULL(test, pte);
+	old = ptep_get(pte);
+	folio = pte_present(old) ? vm_normal_folio(vma, addr, old) : NULL;
+	if (!folio || folio_test_large(folio) || !folio_trylock(folio)) {
+		pte_unmap_unlock(pte, ptl);
+		KUNIT_FAIL_AND_ABORT(test, "no unlocked order-0 folio at %lx", addr);
+	}
+	folio_get(folio);
+	entry = writable ? make_writable_migration_entry(folio_pfn(folio)) :
+			   make_readable_migration_entry(folio_pfn(folio));
+	old = ptep_clear_flush(vma, addr, pte);
+	set_pte_at(mm, addr, pte, swp_entry_to_pte(entry));
+	pte_unmap_unlock(pte, ptl);
+	*foliop = folio;
+	return old;
+}
+
+/* Puts back the entry set_migration() replaced, as remove_migration_ptes(). */
+static void restore_present(struct vm_area_struct *vma, unsigned long addr, pte_t old,
+			    struct folio *folio)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pmd_t *pmd = mm_rs_find_pmd(mm, addr);
+	spinlock_t *ptl;	/* the PTE table's lock */
+	pte_t *pte;
+
+	pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL;
+	if (WARN_ON(!pte))
+		return;
+	ptep_get_and_clear(mm, addr, pte);
+	set_pte_at(mm, addr, pte, old);
+	pte_unmap_unlock(pte, ptl);
+	folio_unlock(folio);
+	folio_put(folio);
+}
+
+/*
+ * The walk lends the folio of a migration entry, readable or writable (a KSM
+ * page under migration is what unmerging must still break), and of no other
+ * entry: over a table with a present page and two migration entries it
+ * counts three entries, two of them migrating.
+ */
+static void walk_counts_migration_entries(struct kunit *test)
+{
+	unsigned long base = 8 * PUD_SIZE, at[3];
+	struct mm_rs_walk_counts want = { }, got = { };
+	struct vm_area_struct *vma;
+	struct folio *folio[2];
+	pte_t old[2];
+	int i, ret;
+
+	map_at(test, base, PMD_SIZE);
+	for (i = 0; i < 3; i++) {
+		at[i] = base + (10 + 20 * i) * PAGE_SIZE;
+		KUNIT_ASSERT_EQ(test, write_byte(at[i], 0x50 + i), 0);
+	}
+	mmap_write_lock(current->mm);
+	vma = vma_lookup(current->mm, base);
+	old[0] = set_migration(test, vma, at[0], false, &folio[0]);
+	old[1] = folio[0] ? set_migration(test, vma, at[1], true, &folio[1]) : old[0];
+	ret = mm_rs_walk_count(vma, base, base + PMD_SIZE, 0, &got);
+	for (i = 0; i < 2; i++)
+		restore_present(vma, at[i], old[i], folio[i]);
+	mmap_write_unlock(current->mm);
+
+	want.entries = 3;
+	want.migration = 2;
+	want.tables = 1;
+	want.first = at[0];
+	want.last = at[2];
+	want.sum = at[0] + at[1] + at[2];
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
+	/* Put back as they were. */
+	for (i = 0; i < 3; i++) {
+		u8 v = 0;
+
+		KUNIT_EXPECT_EQ(test, read_byte(at[i], &v), 0);
+		KUNIT_EXPECT_EQ(test, v, 0x50 + i);
+	}
+}
+
+/*
+ * The unshare fault redirected: failing as break_ksm()'s handle_mm_fault()
+ * may fail (with @ret), or, with @ret 0, returning once at each address
+ * without breaking anything, as a fault that backed out (a racing update of
+ * the entry), then faulting for real.
+ */
+struct unshare_stub {
+	vm_fault_t ret;
+	int calls;
+	unsigned long last;
+};
+
+static struct unshare_stub *unshare_stub;
+
+static vm_fault_t unshare_redirected(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct unshare_stub *s = unshare_stub;
+
+	s->calls++;
+	if (s->ret)
+		return s->ret;
+	if (addr != s->last) {
+		s->last = addr;
+		return 0;
+	}
+	return handle_mm_fault(vma, addr, FAULT_FLAG_UNSHARE | FAULT_FLAG_REMOTE, NULL);
+}
+
+/* MADV_UNMERGEABLE in Rust over a fresh layout, the unshare fault redirected. */
+static int unmerge_redirected(struct kunit *test, unsigned long bound, vm_fault_t ret,
+			      struct unshare_stub *s, u8 *kinds)
+{
+	unsigned long base = build_layout(test, bound);
+	int err;
+
+	*s = (struct unshare_stub){ .ret = ret };
+	set_rust(test, true);
+	unshare_stub = s;
+	kunit_activate_static_stub(test, mm_rs_ksm_unshare_fault, unshare_redirected);
+	err = do_madvise(current->mm, base, K_LEN, MADV_UNMERGEABLE);
+	kunit_deactivate_static_stub(test, mm_rs_ksm_unshare_fault);
+	unshare_stub = NULL;
+	mmap_read_lock(current->mm);
+	read_kinds(test, vma_lookup(current->mm, base), base, kinds);
+	mmap_read_unlock(current->mm);
+	return err;
+}
+
+/*
+ * An unshare fault that fails, as 6.12's break_ksm() takes it: VM_FAULT_OOM
+ * ends the unmerge with -ENOMEM at the first KSM page (madvise() returns it
+ * as -EAGAIN); VM_FAULT_SIGBUS or
+ * VM_FAULT_SIGSEGV leaves that page (truncation or an unmapping took it) and
+ * goes on with the next, the unmerge succeeding; a fault that returns
+ * without breaking is tried again at the same address until the page is
+ * broken. The C loop calls handle_mm_fault() itself, so this runs on the
+ * Rust path only, against break_ksm()'s rules.
+ */
+static void unmerge_fault_fails(struct kunit *test)
+{
+	const int nr = ARRAY_SIZE(ksm_zero_at);
+	u8 *want = kunit_kzalloc(test, K_PAGES, GFP_KERNEL);
+	u8 *kinds = kunit_kzalloc(test, K_PAGES, GFP_KERNEL);
+	struct unshare_stub s;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, kinds);
+	expected_before(want);
+
+	KUNIT_EXPECT_EQ(test, unmerge_redirected(test, 8 * PUD_SIZE, VM_FAULT_OOM, &s, kinds),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, s.calls, 1);
+	KUNIT_EXPECT_MEMEQ(test, kinds, want, K_PAGES);
+
+	KUNIT_EXPECT_EQ(test, unmerge_redirected(test, 16 * PUD_SIZE, VM_FAULT_SIGBUS, &s, kinds),
+			0);
+	KUNIT_EXPECT_EQ(test, s.calls, nr);
+	KUNIT_EXPECT_MEMEQ(test, kinds, want, K_PAGES);
+
+	KUNIT_EXPECT_EQ(test, unmerge_redirected(test, 24 * PUD_SIZE, VM_FAULT_SIGSEGV, &s, kinds),
+			0);
+	KUNIT_EXPECT_EQ(test, s.calls, nr);
+	KUNIT_EXPECT_MEMEQ(test, kinds, want, K_PAGES);
+
+	KUNIT_EXPECT_EQ(test, unmerge_redirected(test, 32 * PUD_SIZE, 0, &s, kinds), 0);
+	KUNIT_EXPECT_EQ(test, s.calls, 2 * nr);
+	for (i = 0; i < ARRAY_SIZE(ksm_zero_at); i++)
+		want[ksm_zero_at[i]] = K_ANON;
+	KUNIT_EXPECT_MEMEQ(test, kinds, want, K_PAGES);
+}
+
 static struct kunit_case ksm_cases[] = {
 	KUNIT_CASE(walk_visits_each_entry),
 	KUNIT_CASE(walk_skips_holes_per_level),
+	KUNIT_CASE(walk_counts_migration_entries),
 	KUNIT_CASE(unmerge_same_as_c),
 	KUNIT_CASE(unmerge_ksm_pages_same_as_c),
 	KUNIT_CASE(unmerge_signal_pending),
+	KUNIT_CASE(unmerge_fault_fails),
 	KUNIT_CASE(switch_both_ways),
 	{}
 };

@@ -715,6 +715,7 @@ struct racer {
 	struct task_struct *task;
 	atomic_t done;
 	bool skip;
+	bool late;	/* the window stopped waiting before the racer was done */
 	int hits, ret;
 };
 
@@ -757,6 +758,8 @@ static void racer_window(enum mm_rs_race where, struct mm_struct *mm,
 	complete(&r->go);
 	while (!atomic_read_acquire(&r->done) && time_before(jiffies, deadline))
 		cpu_relax();
+	if (!atomic_read_acquire(&r->done))
+		r->late = true;
 }
 
 /* Arms @r to zap [@start, @start + @len) of the test mm at window @where. */
@@ -783,6 +786,8 @@ static void racer_stop(struct kunit *test, struct racer *r)
 		complete(&r->go);
 	}
 	wait_for_completion(&r->exited);
+	/* Else the racer acted after the window, and the test checks nothing. */
+	KUNIT_EXPECT_FALSE_MSG(test, r->late, "the racer was not done in 10 s");
 }
 
 /*
@@ -1168,9 +1173,13 @@ static void slow_path_refill_keeps_table(struct kunit *test)
 	pt_counts_get(&c1);
 
 	/* Every table that went on the slow path hit the window; the first got the fault. */
+	kunit_info(test, "windows %d, refilled table %ld, fast %lu slow %lu kept %lu",
+		   r.hits, (long)(r.start - base) / (long)PMD_SIZE, c1.fast - c0.fast,
+		   c1.slow - c0.slow, c1.kept - c0.kept);
 	KUNIT_ASSERT_GE_MSG(test, r.hits, 1, "no table went on the slow path");
 	KUNIT_EXPECT_EQ(test, r.ret, 0);
 	KUNIT_ASSERT_TRUE(test, IS_ALIGNED(r.start - base, PMD_SIZE));
+	KUNIT_ASSERT_TRUE(test, r.start >= base && r.start < base + BREAK_TABLES * PMD_SIZE);
 	for (i = 0; i < BREAK_TABLES; i++) {
 		bool refilled = base + i * PMD_SIZE == r.start;
 

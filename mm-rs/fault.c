@@ -41,3 +41,11 @@ int mm_rs_fault_charge_folio(struct folio *folio, struct mm_struct *mm, gfp_t gf
 	return mem_cgroup_charge(folio, mm, gfp);
 }
 #endif
+
+#ifdef CONFIG_MM_RS_KSM_UNMERGE
+vm_fault_t mm_rs_ksm_unshare_fault(struct vm_area_struct *vma, unsigned long addr)
+{
+	KUNIT_STATIC_STUB_REDIRECT(mm_rs_ksm_unshare_fault, vma, addr);
+	return handle_mm_fault(vma, addr, FAULT_FLAG_UNSHARE | FAULT_FLAG_REMOTE, NULL);
+}
+#endif

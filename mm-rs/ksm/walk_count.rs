@@ -40,6 +40,9 @@ impl PteVisitor for Count<'_> {
             c.first = addr;
         }
         c.last = addr;
+        if entry.migration_folio().is_some() {
+            c.migration = c.migration.wrapping_add(1);
+        }
         let block = addr / bindings::MM_RS_PMD_SIZE;
         if self.block != Some(block) {
             self.block = Some(block);

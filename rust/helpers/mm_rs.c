@@ -484,12 +484,6 @@ __rust_helper void rust_helper_mm_rs_vma_start_write(struct vm_area_struct *vma)
 {
 	vma_start_write(vma);
 }
-
-/* A fault that breaks COW at @addr for another process's mm, as break_ksm(). */
-vm_fault_t rust_helper_mm_rs_handle_unshare_fault(struct vm_area_struct *vma, unsigned long addr)
-{
-	return handle_mm_fault(vma, addr, FAULT_FLAG_UNSHARE | FAULT_FLAG_REMOTE, NULL);
-}
 #endif /* CONFIG_MM_RS_KSM_UNMERGE */
 
 #endif /* CONFIG_MM_RS */

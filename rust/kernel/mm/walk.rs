@@ -383,7 +383,7 @@ impl Stopped<'_, '_> {
         // SAFETY: The address is a page of the VMA (type invariants), whose mmap lock is held
         // ('v); the task may sleep (`MaySleep`, held by the walk, and no PTE lock held). Without
         // FAULT_FLAG_ALLOW_RETRY the fault returns with the mmap lock still held.
-        unsafe { bindings::mm_rs_handle_unshare_fault(self.walk.vma.as_ptr(), self.walk.addr) }
+        unsafe { bindings::mm_rs_ksm_unshare_fault(self.walk.vma.as_ptr(), self.walk.addr) }
     }
 
     /// Moves the walk past the page it stopped at.
