@@ -312,6 +312,25 @@ static inline int mm_rs_unmerge_ksm_pages(struct vm_area_struct *vma,
 }
 #endif
 
+#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
+DECLARE_STATIC_KEY_FALSE(mm_rs_ksm_unmerge_ref_key);
+
+/*
+ * Benchmark builds only: whether the C loop of unmerge_ksm_pages() tests for
+ * KSM pages with the callback-based page walk of the 2022 conversion instead
+ * of 6.12's folio_walk_start() (sysfs: ksm_unmerge_ref).
+ */
+static inline bool mm_rs_ksm_unmerge_ref_enabled(void)
+{
+	return static_branch_unlikely(&mm_rs_ksm_unmerge_ref_key);
+}
+#else
+static inline bool mm_rs_ksm_unmerge_ref_enabled(void)
+{
+	return false;
+}
+#endif
+
 #if defined(CONFIG_MM_RS_KSM_UNMERGE) && defined(CONFIG_MM_RS_KUNIT_TEST)
 /* KUnit only: what a range walk (rust/kernel/mm/walk.rs) visited. */
 struct mm_rs_walk_counts {

@@ -88,6 +88,9 @@ static void ksm_test_exit(struct kunit *test)
 
 	mm_rs_knobs_set(&c->saved);
 	WARN_ON(mm_rs_sysfs_write_test("ksm_unmerge", c->saved_on ? "1" : "0") != 1);
+#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
+	WARN_ON(mm_rs_sysfs_write_test("ksm_unmerge_ref", "0") != 1);
+#endif
 #ifdef CONFIG_MM_RS_PT_RECLAIM
 	WARN_ON(mm_rs_sysfs_write_test("pt_reclaim", c->saved_pt ? "1" : "0") != 1);
 #endif
@@ -689,68 +692,96 @@ static void ksm_kinds(unsigned long base, u8 *kinds)
 	mmap_read_unlock(mm);
 }
 
+/* How a layout is unmerged. */
+enum unmerge_path {
+	PATH_C,		/* 6.12's C loop */
+	PATH_RUST,	/* mm-rs's range walk */
+	PATH_REF,	/* the C loop on the callback walk (ksm_unmerge_ref) */
+};
+
+static void set_path(struct kunit *test, enum unmerge_path path)
+{
+	set_rust(test, path == PATH_RUST);
+#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge_ref",
+						     path == PATH_REF ? "1" : "0"), 1);
+#endif
+}
+
+static const enum unmerge_path ksm_paths[] = {
+	PATH_C,
+	PATH_RUST,
+#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
+	PATH_REF,
+#endif
+};
+
+#define KSM_NR	(ARRAY_SIZE(same_at) + ARRAY_SIZE(unique_at))
+
 /*
- * Real KSM pages, merged by ksmd: MADV_UNMERGEABLE with C and with Rust
- * replaces each by an exclusive copy with the same contents and leaves the
- * unique pages alone; the two end the same.
+ * Real KSM pages, merged by ksmd: MADV_UNMERGEABLE on each path of
+ * ksm_paths[] replaces each by an exclusive copy with the same contents and
+ * leaves the unique pages alone; the paths end the same. One layout a path,
+ * 8 PUD_SIZE apart.
  */
 static void unmerge_ksm_pages_same_as_c(struct kunit *test)
 {
-	const unsigned int nr = ARRAY_SIZE(same_at) + ARRAY_SIZE(unique_at);
-	unsigned long base_c = 8 * PUD_SIZE, base_r = 16 * PUD_SIZE;
-	u8 want[ARRAY_SIZE(same_at) + ARRAY_SIZE(unique_at)];
-	u8 got_c[sizeof(want)], got_r[sizeof(want)];
+	const unsigned int np = ARRAY_SIZE(ksm_paths);
+	unsigned long base[ARRAY_SIZE(ksm_paths)];
+	u8 want[KSM_NR], got[ARRAY_SIZE(ksm_paths)][KSM_NR];
 	char run[8], scan[16], sleep[16];
-	long anon_c, anon_r;
-	unsigned int i, tries;
+	long anon[ARRAY_SIZE(ksm_paths)];
+	unsigned int i, p, tries, merged = 0;
 	u8 v;
 
-	build_ksm_layout(test, base_c);
-	build_ksm_layout(test, base_r);
-	memset(want, K_ANON_WRITE, sizeof(want));
+	for (p = 0; p < np; p++) {
+		base[p] = (8 + 8 * p) * PUD_SIZE;
+		build_ksm_layout(test, base[p]);
+	}
+	memset(want, K_ANON_WRITE, KSM_NR);
 	memset(want, K_KSM, ARRAY_SIZE(same_at));
 
-	/* ksmd merges the identical pages of both layouts. */
+	/* ksmd merges the identical pages of every layout. */
 	KUNIT_ASSERT_EQ(test, ksm_sysfs("sleep_millisecs", sleep, sizeof(sleep), "1"), 0);
 	KUNIT_ASSERT_EQ(test, ksm_sysfs("pages_to_scan", scan, sizeof(scan), "1000"), 0);
 	KUNIT_ASSERT_EQ(test, ksm_sysfs("run", run, sizeof(run), "1"), 0);
-	for (tries = 0; tries < 500; tries++) {
-		ksm_kinds(base_c, got_c);
-		ksm_kinds(base_r, got_r);
-		if (!memcmp(got_c, want, nr) && !memcmp(got_r, want, nr))
-			break;
-		msleep(20);
+	for (tries = 0; tries < 500 && merged < np; tries++) {
+		for (p = 0, merged = 0; p < np; p++) {
+			ksm_kinds(base[p], got[p]);
+			merged += !memcmp(got[p], want, KSM_NR);
+		}
+		if (merged < np)
+			msleep(20);
 	}
 	KUNIT_EXPECT_EQ(test, ksm_sysfs("run", NULL, 0, "0"), 0);
 	KUNIT_EXPECT_EQ(test, ksm_sysfs("pages_to_scan", NULL, 0, scan), 0);
 	KUNIT_EXPECT_EQ(test, ksm_sysfs("sleep_millisecs", NULL, 0, sleep), 0);
 	KUNIT_ASSERT_EQ(test, strcmp(run, "0"), 0);
-	KUNIT_ASSERT_MEMEQ_MSG(test, got_c, want, nr, "ksmd did not merge in 10 s");
-	KUNIT_ASSERT_MEMEQ(test, got_r, want, nr);
+	for (p = 0; p < np; p++)
+		KUNIT_ASSERT_MEMEQ_MSG(test, got[p], want, KSM_NR,
+				       "ksmd did not merge layout %u in 10 s", p);
 
-	anon_c = mm_rs_anon_pages(current->mm);
-	set_rust(test, false);
-	KUNIT_EXPECT_EQ(test, do_madvise(current->mm, base_c, 2 * PMD_SIZE, MADV_UNMERGEABLE), 0);
-	anon_c = mm_rs_anon_pages(current->mm) - anon_c;
-	anon_r = mm_rs_anon_pages(current->mm);
-	set_rust(test, true);
-	KUNIT_EXPECT_EQ(test, do_madvise(current->mm, base_r, 2 * PMD_SIZE, MADV_UNMERGEABLE), 0);
-	anon_r = mm_rs_anon_pages(current->mm) - anon_r;
+	for (p = 0; p < np; p++) {
+		anon[p] = mm_rs_anon_pages(current->mm);
+		set_path(test, ksm_paths[p]);
+		KUNIT_EXPECT_EQ_MSG(test, do_madvise(current->mm, base[p], 2 * PMD_SIZE,
+						     MADV_UNMERGEABLE), 0, "path %u", p);
+		anon[p] = mm_rs_anon_pages(current->mm) - anon[p];
+	}
+	set_path(test, PATH_RUST);
 
-	memset(want, K_ANON_WRITE, sizeof(want));
+	memset(want, K_ANON_WRITE, KSM_NR);
 	memset(want, K_ANON, ARRAY_SIZE(same_at));
-	ksm_kinds(base_c, got_c);
-	ksm_kinds(base_r, got_r);
-	KUNIT_EXPECT_MEMEQ(test, got_c, want, nr);
-	KUNIT_EXPECT_MEMEQ(test, got_r, want, nr);
-	/* A mapped KSM page counts in MM_ANONPAGES, as its copy does. */
-	KUNIT_EXPECT_EQ(test, anon_c, 0);
-	KUNIT_EXPECT_EQ(test, anon_r, anon_c);
-	for (i = 0; i < ARRAY_SIZE(same_at); i++) {
-		KUNIT_ASSERT_EQ(test, read_byte(base_c + same_at[i] * PAGE_SIZE + 100, &v), 0);
-		KUNIT_EXPECT_EQ(test, v, KSM_FILL);
-		KUNIT_ASSERT_EQ(test, read_byte(base_r + same_at[i] * PAGE_SIZE + 100, &v), 0);
-		KUNIT_EXPECT_EQ(test, v, KSM_FILL);
+	for (p = 0; p < np; p++) {
+		ksm_kinds(base[p], got[p]);
+		KUNIT_EXPECT_MEMEQ_MSG(test, got[p], want, KSM_NR, "path %u", p);
+		/* A mapped KSM page counts in MM_ANONPAGES, as its copy does. */
+		KUNIT_EXPECT_EQ_MSG(test, anon[p], 0, "path %u", p);
+		for (i = 0; i < ARRAY_SIZE(same_at); i++) {
+			KUNIT_ASSERT_EQ(test, read_byte(base[p] + same_at[i] * PAGE_SIZE + 100, &v),
+					0);
+			KUNIT_EXPECT_EQ_MSG(test, v, KSM_FILL, "path %u", p);
+		}
 	}
 }
 
@@ -969,6 +1000,32 @@ static void unmerge_fault_fails(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, kinds, want, K_PAGES);
 }
 
+#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
+/*
+ * The benchmark's second C reference (ksm_unmerge_ref: break_ksm() testing
+ * for KSM pages through walk_page_range_vma() and a pmd_entry callback)
+ * unmerges as 6.12's C loop does: the same tables, contents and counters,
+ * without the Rust path; the switch takes 0 and 1 only.
+ */
+static void unmerge_ref_same_as_c(struct kunit *test)
+{
+	struct two_layouts t;
+
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge_ref", "2"), -EINVAL);
+	build_two_layouts(test, &t);
+	unmerge(test, t.base_c, false, false, t.c);
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge_ref", "1"), 1);
+	unmerge(test, t.base_r, false, false, t.r);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge_ref", "0"), 1);
+
+	KUNIT_EXPECT_EQ(test, t.c->ret, 0);
+	KUNIT_EXPECT_EQ(test, t.c->unshare_faults, ARRAY_SIZE(ksm_zero_at));
+	KUNIT_EXPECT_EQ(test, t.c->ksm_zero_mm, -(long)ARRAY_SIZE(ksm_zero_at));
+	KUNIT_EXPECT_EQ(test, t.r->rust_calls, 0);
+	KUNIT_EXPECT_MEMEQ(test, t.r, t.c, sizeof(*t.r));
+}
+#endif
+
 static struct kunit_case ksm_cases[] = {
 	KUNIT_CASE(walk_visits_each_entry),
 	KUNIT_CASE(walk_skips_holes_per_level),
@@ -978,6 +1035,9 @@ static struct kunit_case ksm_cases[] = {
 	KUNIT_CASE(unmerge_signal_pending),
 	KUNIT_CASE(unmerge_fault_fails),
 	KUNIT_CASE(switch_both_ways),
+#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
+	KUNIT_CASE(unmerge_ref_same_as_c),
+#endif
 	{}
 };
 

@@ -159,6 +159,38 @@ MM_RS_SWITCH(split_underused);
 #ifdef CONFIG_MM_RS_KSM_UNMERGE
 MM_RS_SWITCH(ksm_unmerge);
 #endif
+#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
+/*
+ * ksm_unmerge_ref, benchmark builds only: 1 makes the C loop (ksm_unmerge 0)
+ * test for KSM pages through the callback-based page walk, 0 (the default)
+ * through 6.12's folio_walk_start(). It does not choose between C and Rust.
+ */
+DEFINE_STATIC_KEY_FALSE(mm_rs_ksm_unmerge_ref_key);
+
+static ssize_t ksm_unmerge_ref_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  static_branch_unlikely(&mm_rs_ksm_unmerge_ref_key) ? 1 : 0);
+}
+
+static ssize_t ksm_unmerge_ref_store(struct kobject *kobj,
+				     struct kobj_attribute *attr,
+				     const char *buf, size_t count)
+{
+	unsigned int val;
+
+	if (kstrtouint(buf, 10, &val) || val > 1)
+		return -EINVAL;
+	if (val)
+		static_branch_enable(&mm_rs_ksm_unmerge_ref_key);
+	else
+		static_branch_disable(&mm_rs_ksm_unmerge_ref_key);
+	return count;
+}
+
+static struct kobj_attribute ksm_unmerge_ref_attr = __ATTR_RW(ksm_unmerge_ref);
+#endif
 
 static struct attribute *mm_rs_attrs[] = {
 #ifdef CONFIG_MM_RS_ANON_ORDER
@@ -180,6 +212,9 @@ static struct attribute *mm_rs_attrs[] = {
 #endif
 #ifdef CONFIG_MM_RS_KSM_UNMERGE
 	&ksm_unmerge_attr.attr,
+#endif
+#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
+	&ksm_unmerge_ref_attr.attr,
 #endif
 	NULL,
 };

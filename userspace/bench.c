@@ -21,8 +21,10 @@
  *			touched, guest ns; ROUNDS rounds interleaved
  *   bench ksm ROUNDS	KSM unmerge (MADV_UNMERGEABLE), C and Rust, rotated:
  *			sparse, 256 pages merged by ksmd in four windows of
- *			a 1 TiB area; dense, 64 MiB of merged pages: guest
- *			ns of the madvise() call, pages checked unmerged
+ *			a 1 TiB area; dense, 64 MiB of merged pages, also
+ *			with the C reference on a callback page walk
+ *			(ksm_unmerge_ref): guest ns of the madvise() call,
+ *			pages checked unmerged
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -571,13 +573,18 @@ static int ksm_merge(int pagemap, char *const *pages, size_t n)
 	return m == 1 ? 0 : -1;
 }
 
+/* The unmerge paths: 6.12's C loop, Rust, the C loop on a callback page walk. */
+enum ksm_path { KSM_C, KSM_RUST, KSM_C_WALK };
+static const char *const ksm_path_name[] = { "c", "rust", "c-walk" };
+static const char *const ksm_path_title[] = { "C", "Rust", "C, callback walk" };
+
 /*
  * One measurement: an area of @len bytes with @n pages at @pages[] (offsets
  * into it) filled alike, merged by ksmd while only @win bytes around each
  * are mergeable, then all of it mergeable; MADV_UNMERGEABLE of the whole
- * area timed.
+ * area, by @path, timed.
  */
-static int ksm_one(int round, const char *kind, int rust, size_t len,
+static int ksm_one(int round, const char *kind, enum ksm_path path, size_t len,
 		   const size_t *offs, size_t n, size_t win)
 {
 	char **pages = malloc(n * sizeof(*pages));
@@ -614,7 +621,8 @@ static int ksm_one(int round, const char *kind, int rust, size_t len,
 		return 1;
 	}
 	if (madvise(area, len, MADV_MERGEABLE) ||
-	    write_str("/sys/kernel/mm/mm_rs/ksm_unmerge", rust ? "1" : "0")) {
+	    write_str("/sys/kernel/mm/mm_rs/ksm_unmerge", path == KSM_RUST ? "1" : "0") ||
+	    write_str("/sys/kernel/mm/mm_rs/ksm_unmerge_ref", path == KSM_C_WALK ? "1" : "0")) {
 		perror("bench ksm: MADV_MERGEABLE or switch");
 		return 1;
 	}
@@ -626,7 +634,7 @@ static int ksm_one(int round, const char *kind, int rust, size_t len,
 	ns = now_ns() - t0;
 	if (ksm_merged(pagemap, pages, n) != 0) {
 		fprintf(stderr, "bench ksm: %s, %s: pages still merged after MADV_UNMERGEABLE\n",
-			kind, rust ? "rust" : "c");
+			kind, ksm_path_name[path]);
 		return 1;
 	}
 	for (i = 0; i < n; i++)
@@ -635,9 +643,9 @@ static int ksm_one(int round, const char *kind, int rust, size_t len,
 			return 1;
 		}
 	printf("mmrs-data bench ksm round=%d kind=%s path=%s pages=%zu area_kb=%zu ns=%.0f\n",
-	       round, kind, rust ? "rust" : "c", n, len >> 10, ns);
+	       round, kind, ksm_path_name[path], n, len >> 10, ns);
 	printf("bench ksm: round %d, %s, %s: %zu pages in %zu MiB unmerged in %.3f ms\n",
-	       round, kind, rust ? "Rust" : "C", n, len >> 20, ns / 1e6);
+	       round, kind, ksm_path_title[path], n, len >> 20, ns / 1e6);
 	munmap(area, len);
 	close(pagemap);
 	free(pages);
@@ -652,8 +660,9 @@ static int ksm_bench(int rounds)
 	int r, k;
 
 	printf("== bench ksm: MADV_UNMERGEABLE, C and Rust; guest time ==\n");
-	if (!sparse || !dense || access("/sys/kernel/mm/mm_rs/ksm_unmerge", W_OK)) {
-		fprintf(stderr, "bench ksm: no /sys/kernel/mm/mm_rs/ksm_unmerge\n");
+	if (!sparse || !dense || access("/sys/kernel/mm/mm_rs/ksm_unmerge", W_OK) ||
+	    access("/sys/kernel/mm/mm_rs/ksm_unmerge_ref", W_OK)) {
+		fprintf(stderr, "bench ksm: no /sys/kernel/mm/mm_rs/ksm_unmerge or ksm_unmerge_ref\n");
 		return 1;
 	}
 	/* Four windows: the start, a third, two thirds and the end of the area. */
@@ -673,17 +682,19 @@ static int ksm_bench(int rounds)
 	    write_str("/sys/kernel/mm/ksm/sleep_millisecs", "1") ||
 	    write_str("/sys/kernel/mm/transparent_hugepage/enabled", "never"))
 		return 1;
-	for (r = 0; r < rounds; r++)
-		for (k = 0; k < 2; k++) {
-			/* Rotated each round: C first in even rounds, Rust first in odd. */
-			int rust = (k + r) % 2;
-
-			if (ksm_one(r, "sparse", rust, KSM_SPARSE_LEN, sparse, nsparse,
-				    2 * MIB) ||
-			    ksm_one(r, "dense", rust, KSM_DENSE_LEN, dense, ndense,
+	for (r = 0; r < rounds; r++) {
+		/* Rotated each round: C first in even rounds, Rust first in odd. */
+		for (k = 0; k < 2; k++)
+			if (ksm_one(r, "sparse", (k + r) % 2, KSM_SPARSE_LEN, sparse,
+				    nsparse, 2 * MIB))
+				return 1;
+		/* The three dense paths, each first in one round of three. */
+		for (k = 0; k < 3; k++)
+			if (ksm_one(r, "dense", (k + r) % 3, KSM_DENSE_LEN, dense, ndense,
 				    KSM_DENSE_LEN))
 				return 1;
-		}
+	}
+	write_str("/sys/kernel/mm/mm_rs/ksm_unmerge_ref", "0");
 	write_str("/sys/kernel/mm/mm_rs/ksm_unmerge", "1");
 	return 0;
 }
