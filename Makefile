@@ -37,6 +37,7 @@ help:
 	@echo '                         with clang 14, the compiler reference of make bench; prod, prod-off,'
 	@echo '                         prod-debug: the distribution-shaped kernel) and print its path'
 	@echo '  make selftests ARCH=A  the mm selftests on the test kernel and on MM_RS=n, compared'
+	@echo '  make selftests ARCH=A SET=ksm   only KSM'"'"'s (userspace/selftests.ksm): Rust unmerge, then C'
 	@echo '  make selftests ARCH=A FLAVOR=prod   every run_vmtests.sh category on the prod kernel'
 	@echo '                         (memcg, zram swap, MGLRU, 2 NUMA nodes, -smp 4) against prod-off;'
 	@echo '                         table: build/results/selftests-A-prod.txt, selftests-prod.md'
@@ -112,7 +113,7 @@ run: prepare
 selftests: prepare
 	@set -e; for a in $(arches); do \
 		if [ "$(FLAVOR)" = prod ]; then scripts/selftests.sh $$a prod; \
-		else scripts/selftests.sh $$a full compare; fi; done
+		else scripts/selftests.sh $$a $(or $(SET),full) compare; fi; done
 
 # FLAVOR defaults to prod-debug here, not test.
 stress_flavor = $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),prod-debug)
