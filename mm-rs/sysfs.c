@@ -18,13 +18,16 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-/* A switch file backed by a static key: reads 1 or 0, accepts exactly those. */
-static ssize_t switch_show(struct static_key_true *key, char *buf)
+/*
+ * A switch file backed by a static key (the struct static_key of a
+ * static_key_true or static_key_false): reads 1 or 0, accepts exactly those.
+ */
+static ssize_t switch_show(struct static_key *key, char *buf)
 {
-	return sysfs_emit(buf, "%d\n", static_branch_likely(key) ? 1 : 0);
+	return sysfs_emit(buf, "%d\n", static_key_enabled(key) ? 1 : 0);
 }
 
-static ssize_t switch_store(struct static_key_true *key, const char *buf,
+static ssize_t switch_store(struct static_key *key, const char *buf,
 			    size_t count)
 {
 	unsigned int val;
@@ -32,9 +35,9 @@ static ssize_t switch_store(struct static_key_true *key, const char *buf,
 	if (kstrtouint(buf, 10, &val) || val > 1)
 		return -EINVAL;
 	if (val)
-		static_branch_enable(key);
+		static_key_enable(key);
 	else
-		static_branch_disable(key);
+		static_key_disable(key);
 	return count;
 }
 
@@ -43,13 +46,13 @@ DEFINE_STATIC_KEY_TRUE(mm_rs_##name##_key);				\
 static ssize_t name##_show(struct kobject *kobj,			\
 			   struct kobj_attribute *attr, char *buf)	\
 {									\
-	return switch_show(&mm_rs_##name##_key, buf);			\
+	return switch_show(&mm_rs_##name##_key.key, buf);		\
 }									\
 static ssize_t name##_store(struct kobject *kobj,			\
 			    struct kobj_attribute *attr,		\
 			    const char *buf, size_t count)		\
 {									\
-	return switch_store(&mm_rs_##name##_key, buf, count);		\
+	return switch_store(&mm_rs_##name##_key.key, buf, count);	\
 }									\
 static struct kobj_attribute name##_attr = __ATTR_RW(name)
 
@@ -170,23 +173,14 @@ DEFINE_STATIC_KEY_FALSE(mm_rs_ksm_unmerge_ref_key);
 static ssize_t ksm_unmerge_ref_show(struct kobject *kobj,
 				    struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%d\n",
-			  static_branch_unlikely(&mm_rs_ksm_unmerge_ref_key) ? 1 : 0);
+	return switch_show(&mm_rs_ksm_unmerge_ref_key.key, buf);
 }
 
 static ssize_t ksm_unmerge_ref_store(struct kobject *kobj,
 				     struct kobj_attribute *attr,
 				     const char *buf, size_t count)
 {
-	unsigned int val;
-
-	if (kstrtouint(buf, 10, &val) || val > 1)
-		return -EINVAL;
-	if (val)
-		static_branch_enable(&mm_rs_ksm_unmerge_ref_key);
-	else
-		static_branch_disable(&mm_rs_ksm_unmerge_ref_key);
-	return count;
+	return switch_store(&mm_rs_ksm_unmerge_ref_key.key, buf, count);
 }
 
 static struct kobj_attribute ksm_unmerge_ref_attr = __ATTR_RW(ksm_unmerge_ref);
