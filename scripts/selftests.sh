@@ -31,8 +31,8 @@ set_=${2:-full}
 compare=${3:-}
 T="$REPO/build/linux"
 case "$arch" in
-x86_64) karch=x86; cross= ;;
-arm64) karch=arm64; cross=aarch64-linux-gnu- ;;
+x86_64) karch=x86; cross=; darch=amd64 ;;
+arm64) karch=arm64; cross=aarch64-linux-gnu-; darch=arm64 ;;
 *) echo "selftests.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
 esac
 [ "$set_" = prod ] && exec "$REPO/scripts/selftests-prod.sh" "$arch"
@@ -49,9 +49,20 @@ fi
 mkdir -p "$out"
 targets=()
 for p in $progs; do targets+=("$out/$p"); done
+# ksm_tests links libnuma: Debian's, installed for the host's architecture,
+# unpacked for the other (as selftests-prod.sh does).
+libs=(libnuma-dev)
+[ "$darch" = arm64 ] && libs+=(libnuma1)
+sysroot=$(mm_rs_guest_debs "$darch" "${libs[@]}")
+xcflags=() xldflags=()
+if [ -n "$sysroot" ]; then
+	xcflags=(-I"$sysroot/usr/include")
+	xldflags=(-L"$sysroot/usr/lib/aarch64-linux-gnu")
+fi
 echo "selftests: building ${progs//$'\n'/ } for $arch" >&2
 make -s -C "$T/tools/testing/selftests/mm" OUTPUT="$out" ARCH="$karch" \
-	${cross:+CROSS_COMPILE=$cross} KHDR_INCLUDES="-I$hdr/include" LDFLAGS=-static \
+	${cross:+CROSS_COMPILE=$cross} KHDR_INCLUDES="-I$hdr/include" \
+	EXTRA_CFLAGS="${xcflags[*]}" LDFLAGS="-static ${xldflags[*]}" \
 	-j"$(nproc)" "${targets[@]}" >&2
 
 extra="$REPO/build/rootfs-$arch-extra"
