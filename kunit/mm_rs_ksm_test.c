@@ -808,6 +808,63 @@ static void switch_both_ways(struct kunit *test)
 }
 
 /*
+ * Entries that are neither present nor migration entries (a poison marker
+ * here; a swap entry is the same kind for folio_walk_start()) have no folio
+ * and are left by both paths, beside a KSM zero page that both break and an
+ * anonymous page that both leave. The marker's bits are not read as a zero
+ * page: C's is_ksm_zero_pte() is not evaluated for them, nor is Rust's.
+ */
+static void unmerge_leaves_markers(struct kunit *test)
+{
+	unsigned long base;
+	enum k_kind k[3] = { K_NONE, K_NONE, K_NONE };
+	int rust;
+
+	for (rust = 0; rust < 2; rust++) {
+		struct mm_struct *mm;
+		struct vm_area_struct *vma;
+		spinlock_t *ptl;	/* the PTE table's lock */
+		pte_t *pte;
+		pmd_t *pmd;
+		int i;
+
+		base = (8 + 8 * rust) * PUD_SIZE;
+		map_at(test, base, PMD_SIZE);
+		mm = current->mm;
+		KUNIT_ASSERT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_MERGEABLE), 0);
+		KUNIT_ASSERT_EQ(test, write_byte(base + 2 * PAGE_SIZE, 0x33), 0);
+		mmap_write_lock(mm);
+		vma = vma_lookup(mm, base);
+		place_ksm_zero(test, vma, base);
+		pmd = mm_rs_find_pmd(mm, base);
+		pte = pmd ? pte_offset_map_lock(mm, pmd, base + PAGE_SIZE, &ptl) : NULL;
+		if (pte) {
+			set_pte_at(mm, base + PAGE_SIZE, pte, make_pte_marker(PTE_MARKER_POISONED));
+			pte_unmap_unlock(pte, ptl);
+		}
+		mmap_write_unlock(mm);
+		KUNIT_ASSERT_NOT_NULL(test, pte);
+
+		set_rust(test, rust);
+		KUNIT_EXPECT_EQ_MSG(test, do_madvise(mm, base, PMD_SIZE, MADV_UNMERGEABLE), 0,
+				    "rust %d", rust);
+		mmap_read_lock(mm);
+		vma = vma_lookup(mm, base);
+		pmd = mm_rs_find_pmd(mm, base);
+		pte = pmd ? pte_offset_map_lock(mm, pmd, base, &ptl) : NULL;
+		for (i = 0; pte && i < 3; i++)
+			k[i] = kind_of(vma, base + i * PAGE_SIZE, ptep_get(pte + i));
+		if (pte)
+			pte_unmap_unlock(pte, ptl);
+		mmap_read_unlock(mm);
+		KUNIT_ASSERT_NOT_NULL(test, pte);
+		KUNIT_EXPECT_EQ_MSG(test, k[0], K_ANON, "rust %d", rust);
+		KUNIT_EXPECT_EQ_MSG(test, k[1], K_SWAP, "rust %d", rust);
+		KUNIT_EXPECT_EQ_MSG(test, k[2], K_ANON_WRITE, "rust %d", rust);
+	}
+}
+
+/*
  * A migration entry, readable or writable, in place of the present entry of
  * an order-0 anonymous folio at @addr, as try_to_migrate() leaves it: the
  * folio locked and held. Returns the entry it replaced, for
@@ -1030,6 +1087,7 @@ static struct kunit_case ksm_cases[] = {
 	KUNIT_CASE(walk_visits_each_entry),
 	KUNIT_CASE(walk_skips_holes_per_level),
 	KUNIT_CASE(walk_counts_migration_entries),
+	KUNIT_CASE(unmerge_leaves_markers),
 	KUNIT_CASE(unmerge_same_as_c),
 	KUNIT_CASE(unmerge_ksm_pages_same_as_c),
 	KUNIT_CASE(unmerge_signal_pending),

@@ -154,6 +154,11 @@ if [ "$BISECT" = 1 ]; then
 	mm_rs_build_lock
 	out="$tmp/kunit-x86_64"
 	mkdir -p "$out" "$REPO/build/results"
+	# The suites' kunitconfig as the series has it (the comparison above made
+	# it build/linux's), kept here so that an edit of kunit/ during the run
+	# does not change what the last patch is checked against.
+	kcfg="$tmp/mm_rs.kunitconfig"
+	cp "$W/mm/mm_rs_kunit/mm_rs.kunitconfig" "$kcfg"
 	kargs=()
 	for o in "${MM_RS_MAKE_OPTS[@]}"; do kargs+=(--make_options "$o"); done
 	mapfile -t commits < <(git -C "$W" rev-list --reverse pristine..HEAD)
@@ -170,7 +175,7 @@ if [ "$BISECT" = 1 ]; then
 			sort -u > "$tmp/symbols"
 		awk 'NR == FNR { have[$1] = 1; next }
 		     /^CONFIG_/ { s = $0; sub(/^CONFIG_/, "", s); sub(/=.*/, "", s); if (!(s in have)) next }
-		     { print }' "$tmp/symbols" "$REPO/kunit/mm_rs.kunitconfig" > "$tmp/step.kunitconfig"
+		     { print }' "$tmp/symbols" "$kcfg" > "$tmp/step.kunitconfig"
 		step "BISECT $n/${#commits[@]}: $subject"
 		if [ "$n" -lt "${#commits[@]}" ]; then
 			if ! python3 "$W/tools/testing/kunit/kunit.py" build --arch=x86_64 \
@@ -181,16 +186,16 @@ if [ "$BISECT" = 1 ]; then
 			fi
 			continue
 		fi
-		cmp -s "$tmp/step.kunitconfig" "$REPO/kunit/mm_rs.kunitconfig" ||
-			die "the last patch lacks options of kunit/mm_rs.kunitconfig: $(diff "$REPO/kunit/mm_rs.kunitconfig" "$tmp/step.kunitconfig" | sed -n 's/^< //p' | tr '\n' ' ')"
+		cmp -s "$tmp/step.kunitconfig" "$kcfg" ||
+			die "the last patch lacks options of kunit/mm_rs.kunitconfig: $(diff "$kcfg" "$tmp/step.kunitconfig" | sed -n 's/^< //p' | tr '\n' ' ')"
 		json="$REPO/build/results/series-bisect-kunit-x86_64.json"
 		set +e
 		python3 "$W/tools/testing/kunit/kunit.py" run --arch=x86_64 --build_dir="$out" \
-			--kunitconfig="$REPO/kunit/mm_rs.kunitconfig" "${kargs[@]}" \
+			--kunitconfig="$kcfg" "${kargs[@]}" \
 			--jobs="$(nproc)" --timeout=900 --qemu_args="-smp 2" --json="$json"
 		krc=$?
 		set -e
-		python3 "$REPO/scripts/kunit-check.py" "$json" "$out/test.log" "$REPO/kunit/mm_rs.kunitconfig" || krc=1
+		python3 "$REPO/scripts/kunit-check.py" "$json" "$out/test.log" "$kcfg" || krc=1
 		[ $krc = 0 ] || die "the KUnit suites fail at the last patch"
 	done
 	echo "series-check: every patch builds, the KUnit suites pass at the last"
