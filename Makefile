@@ -125,8 +125,9 @@ bench: prepare
 	@$(MAKE) --no-print-directory bench-real ARCH=$(ARCH)
 
 # Real programs (W=bench: gcc and python3 in the Debian userland, -icount);
-# docs/bench/real.md from the logs of every architecture measured so far, with
-# seed 001's hugetlb table from every W=hugetlb log there is.
+# docs/bench/real.md from the logs of every architecture measured here, with
+# seed 001's hugetlb table from every W=hugetlb log there is; what it has of an
+# architecture (or a hugetlb table) with no log here stays as it is.
 bench-real: prepare
 	@set -e; for a in $(arches); do scripts/workload.sh $$a test bench $(if $(ROUNDS),ROUNDS=$(ROUNDS)); done
 	@python3 scripts/workload-report.py --out docs/bench/real.md \

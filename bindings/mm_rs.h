@@ -524,6 +524,8 @@ enum mm_rs_race {
 	MM_RS_RACE_MOVE_SRC_MAPPED,
 	/* zap_pte_range(): PT reclaim's pass over, no page table lock held */
 	MM_RS_RACE_ZAP_UNLOCKED,
+	/* the Rust range walk: a PMD read as a table, the table not mapped yet */
+	MM_RS_RACE_WALK_PMD,
 };
 
 #ifdef CONFIG_MM_RS_KUNIT_TEST

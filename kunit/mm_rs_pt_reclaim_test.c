@@ -1243,6 +1243,64 @@ static void switch_off_mid_zap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm), 0);
 }
 
+#ifdef CONFIG_MM_RS_KSM_UNMERGE
+/*
+ * The Rust range walk (rust/kernel/mm/walk.rs, KSM's unmerge) racing PT
+ * reclaim: between reading a PMD as a table and mapping that table, a
+ * MADV_DONTNEED frees it. pte_offset_map_lock() then finds no table; the
+ * walk must read the PMD again (none now), skip it, and go on to the tables
+ * after it. Three tables of three pages each; the middle one goes at the
+ * window.
+ */
+static bool walk_at_start(struct racer *r, unsigned long addr)
+{
+	return addr == r->start;
+}
+
+static void walk_table_freed_under_walk(struct kunit *test)
+{
+	static const unsigned long pg[] = { 0, 100, PTRS_PER_PTE - 1 };
+	unsigned long base = map_tables(test, 3), sum = 0;
+	struct mm_rs_walk_counts got = {};
+	struct vm_area_struct *vma;
+	struct pt_counts c0, c1;
+	struct racer r;
+	int t, i, ret;
+
+	for (t = 0; t < 3; t++)
+		for (i = 0; i < ARRAY_SIZE(pg); i++) {
+			unsigned long a = base + t * PMD_SIZE + pg[i] * PAGE_SIZE;
+
+			KUNIT_ASSERT_EQ(test, touch(a, PAGE_SIZE, 7), 0);
+			if (t != 1)
+				sum += a;
+		}
+	KUNIT_ASSERT_TRUE(test, has_pte_table(current->mm, base + PMD_SIZE));
+	pt_counts_get(&c0);
+	racer_start(test, &r, MM_RS_RACE_WALK_PMD, base + PMD_SIZE, PMD_SIZE);
+	r.match = walk_at_start;
+	mmap_read_lock(current->mm);
+	vma = vma_lookup(current->mm, base);
+	ret = vma ? mm_rs_walk_count(vma, base, base + 3 * PMD_SIZE, 0, &got) : -EFAULT;
+	mmap_read_unlock(current->mm);
+	racer_stop(test, &r);
+	pt_counts_get(&c1);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, r.hits, 1);
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_EXPECT_FALSE(test, has_pte_table(current->mm, base + PMD_SIZE));
+	KUNIT_EXPECT_EQ(test, (c1.fast - c0.fast) + (c1.slow - c0.slow), 1);
+	/* Every page of the first and the last table, once; nothing of the middle one. */
+	KUNIT_EXPECT_EQ(test, got.entries, 6);
+	KUNIT_EXPECT_EQ(test, got.tables, 2);
+	KUNIT_EXPECT_EQ(test, got.sum, sum);
+	KUNIT_EXPECT_EQ(test, got.first, base);
+	KUNIT_EXPECT_EQ(test, got.last, base + 2 * PMD_SIZE + (PTRS_PER_PTE - 1) * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, got.stopped, 0);
+}
+#endif
+
 static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(decide_each_state),
 	KUNIT_CASE(begin_whole_and_resume),
@@ -1260,6 +1318,9 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(uffd_move_src_reclaimed),
 	KUNIT_CASE(slow_path_refill_keeps_table),
 	KUNIT_CASE(switch_off_mid_zap),
+#ifdef CONFIG_MM_RS_KSM_UNMERGE
+	KUNIT_CASE(walk_table_freed_under_walk),
+#endif
 	KUNIT_CASE_SLOW(concurrent_fault_gup_dontneed),
 	{}
 };

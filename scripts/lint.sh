@@ -162,6 +162,34 @@ if out=$(python3 "$REPO/scripts/drift.py" --check --base "$dbase" 2>&1) ||
 	rc=1
 fi
 rm -rf "$dbase"
+# A mirror that is no longer a file (a patch renamed or split) is named too.
+dmir=$(mktemp)
+sed 's|patches/0015-[^ ]*|patches/0006-no-such-patch.patch|' "$REPO/scripts/mirrors.txt" > "$dmir"
+if out=$(python3 "$REPO/scripts/drift.py" --check --mirrors "$dmir" 2>&1) ||
+   ! grep -q "collapse_pte_mapped_thp()'s mirror patches/0006-no-such-patch.patch is no file" <<< "$out"; then
+	echo "lint: scripts/drift.py does not see a mirror that is no file (got: $out)" >&2
+	rc=1
+fi
+rm -f "$dmir"
+
+# series-check refuses a patch that git did not make: one without a
+# diffstat, one whose changed files lack their index lines.
+echo "lint: series-check refuses hand-edited patches"
+sdir=$(mktemp -d)
+hand() {
+	printf 'From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n\n---\n%b\ndiff --git a/x b/x\n%b--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n' "$1" "$2" > "$sdir/0001-x.patch"
+	MMRS_SERIES_DIR=$sdir "$REPO/scripts/series-check.sh" 2>&1
+}
+if out=$(hand "" "index 1111111..2222222 100644\n") || ! grep -q '0001-x.patch has no diffstat' <<< "$out"; then
+	echo "lint: series-check takes a patch without a diffstat (got: $out)" >&2
+	rc=1
+fi
+if out=$(hand " x | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n" "") ||
+   ! grep -q '0001-x.patch: 1 files changed, 0 with an index line' <<< "$out"; then
+	echo "lint: series-check takes a patch without index lines (got: $out)" >&2
+	rc=1
+fi
+rm -rf "$sdir"
 
 # Every mutation of scripts/mutations.txt must still apply (make mutate is
 # seldom run; a moved line would only show there).

@@ -20,7 +20,7 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-S="$REPO/build/series"
+S=${MMRS_SERIES_DIR:-"$REPO/build/series"}	# another directory: for make lint's test
 T="$REPO/build/linux"
 TARBALL=/usr/src/linux-source-6.12.tar.xz
 BISECT=${BISECT:-0}
@@ -50,8 +50,8 @@ head -n1 "$REPO/build/BASE" | grep -qF " $pkgver " ||
 for p in "$REPO"/patches/*.patch "${series[@]}"; do
 	what=${p#$REPO/}
 	grep -qE '^ [0-9]+ files? changed' "$p" || die "$what has no diffstat; regenerate it with git"
-	nd=$(grep -c '^diff --git ' "$p")
-	ni=$(grep -cE '^(index [0-9a-f]+\.\.[0-9a-f]+|new file mode|deleted file mode)' "$p")
+	nd=$(grep -c '^diff --git ' "$p" || true)
+	ni=$(grep -cE '^(index [0-9a-f]+\.\.[0-9a-f]+|new file mode|deleted file mode)' "$p" || true)
 	[ "$ni" -ge "$nd" ] || die "$what: $nd files changed, $ni with an index line; regenerate it with git"
 done
 

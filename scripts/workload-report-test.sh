@@ -33,6 +33,18 @@ out=$($W "$D/bench-arm64.log" "$t/b.log" "$t/c.log") || fail "failed on three lo
 grep -qF '#### arm64 (3 rounds, medians)' <<<"$out" || fail "the round count of three logs is wrong"
 grep -qF '| auto | 50.0 |' <<<"$out" || fail "not the median of 41.8, 50.0 and 60.0"
 
+# --out keeps what it has of architectures without a log in this run, and
+# its hugetlb table when no --hugetlb is given: one machine may measure one.
+$W --out "$t/r.md" --hugetlb "k=$D/hugetlb.log" "$D/bench-arm64.log" || fail "--out failed"
+cp "$t/r.md" "$t/r0.md"
+sed 's/aarch64/x86_64/g' "$D/bench-arm64.log" > "$t/x.log"
+$W --out "$t/r.md" "$t/x.log" || fail "--out with an x86_64 log failed"
+grep -qF '#### x86_64 (1 round, medians)' "$t/r.md" || fail "--out: no x86_64 table added"
+sed -n '/^#### arm64/,/^#### x86_64/p' "$t/r.md" | sed '$d' > "$t/a1"
+sed -n '/^#### arm64/,/^### Seed 001/p' "$t/r0.md" | sed '$d' > "$t/a0"
+cmp -s "$t/a0" "$t/a1" || fail "--out: the arm64 table was not kept as it was"
+grep -qF '| k | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' "$t/r.md" || fail "--out: the hugetlb table was not kept"
+
 # a failed step fails the report
 sed 's/compile-arch rc=0/compile-arch rc=2/' "$D/bench-arm64.log" > "$t/f.log"
 if $W "$t/f.log" >/dev/null 2>&1; then fail "a failed step did not fail the report"; fi

@@ -11,6 +11,7 @@ textfolios LABEL ..." lines of /mmrs/textfolios.py. With several rounds (in
 one log or in several logs of one architecture), each figure is the median of
 the rounds, and the table says how many there were. Fails if a log has no bench figures or a
 step failed."""
+import os
 import re
 import statistics
 import sys
@@ -181,11 +182,34 @@ def main():
         for d, src in ((m[0], steps), (m[1], text)):
             for k, v in src.items():
                 d.setdefault(k, []).extend(v)
+    # What --out already has of architectures (or a hugetlb table) this run
+    # has no logs for stays: one machine may have measured only one of them.
+    kept, kept_huge = {}, None
+    if out and os.path.exists(out):
+        cur, key = [], None
+        for line in open(out).read().split("\n") + ["#### "]:
+            m = re.match(r"#### (\S+) \(", line)
+            if line.startswith("#### ") or line.startswith("### Seed 001"):
+                if key == "seed":
+                    kept_huge = cur
+                elif key:
+                    kept[key] = cur
+                cur, key = [], m.group(1) if m else ("seed" if line.startswith("### Seed 001") else None)
+            if key:
+                cur.append(line)
     lines = []
-    for arch, (steps, text) in merged.items():
-        lines += table(arch, steps, text)
+    for arch in sorted(set(merged) | set(kept)):
+        if arch in merged:
+            lines += table(arch, *merged[arch])
+        else:
+            lines += kept[arch]
     if huge:
         lines += hugetlb(huge)
+    elif kept_huge:
+        lines += kept_huge
+    while lines and not lines[-1].strip():
+        lines.pop()
+    lines.append("")
     text = "\n".join(lines)
     if out:
         with open(out, "w") as f:

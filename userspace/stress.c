@@ -33,6 +33,10 @@
  *
  * Prints operations per second per kind, the PT-reclaim counts
  * (pt_reclaim_fast/slow/kept deltas of /proc/vmstat) and other mm counters.
+ * Where tracefs has the khugepaged events, it also counts the results of its
+ * own MADV_COLLAPSE scans by event and result ("collapse trace"), which say
+ * why a collapse failed where the errno cannot: madvise_collapse() folds
+ * most reasons into EINVAL.
  * A feature the kernel lacks is reported as "not available"; with "require"
  * (the prod kernels) that fails the run. Exits 1 on any mismatch, a worker
  * killed by a signal or hung, or an OOM kill in the stress cgroup.
@@ -150,6 +154,7 @@ struct ctl {
 	uint64_t count[NKINDS];
 	uint64_t size_faults[MAX_SIZES];
 	uint64_t collapse_ok[3], collapse_einval[3];	/* anon, shmem, file */
+	uint64_t collapse_einval_split[3];	/* EINVAL, the block across VMAs */
 	uint64_t collapse_err[3][4];		/* EAGAIN, ENOMEM, EBUSY, EINVAL */
 	uint64_t busy[4];			/* UFFDIO_MOVE: EAGAIN/EBUSY/ENOENT retries */
 	int unavail[NFEAT];			/* 1: not available */
@@ -480,6 +485,125 @@ static long vmstat(const char *key)
 	return r;
 }
 
+/*
+ * ---- Where MADV_COLLAPSE's failures come from ----
+ * madvise_collapse() turns the last failing scan result of a range into its
+ * errno (SCAN_PMD_NONE, SCAN_PAGE_RO, SCAN_FAIL, ... all become EINVAL), so
+ * the errno alone cannot say why. The khugepaged tracepoints report every
+ * scan's result; this run enables them for its own calls only (the filter
+ * leaves khugepaged's scans out) and counts them by event and result. A
+ * call that fails its VMA check (thp_vma_allowable_order()) scans nothing
+ * and shows only as a call without a scan.
+ */
+#define TRACEFS "/sys/kernel/tracing"
+static const char *const trace_ev[] = { "mm_khugepaged_scan_pmd", "mm_collapse_huge_page",
+	"mm_khugepaged_scan_file", "mm_khugepaged_collapse_file" };
+#define NTRACE_EV (sizeof(trace_ev) / sizeof(trace_ev[0]))
+static int trace_on;
+
+static void collapse_trace_start(void)
+{
+	char path[160], comm[32], filter[64];
+
+	mkdir(TRACEFS, 0755);
+	if (access(TRACEFS "/events/huge_memory", F_OK))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	if (access(TRACEFS "/events/huge_memory", F_OK)) {
+		say("  collapse trace: not available (no tracefs events/huge_memory)\n");
+		return;
+	}
+	read_str("/proc/self/comm", comm, sizeof(comm));
+	snprintf(filter, sizeof(filter), "comm == \"%s\"", comm);
+	write_str(TRACEFS "/tracing_on", "0");
+	write_str(TRACEFS "/trace", "");
+	write_str(TRACEFS "/buffer_size_kb", "8192");
+	for (unsigned int i = 0; i < NTRACE_EV; i++) {
+		snprintf(path, sizeof(path), TRACEFS "/events/huge_memory/%s/filter", trace_ev[i]);
+		if (write_str(path, filter)) {
+			say("  collapse trace: not available (filter %s on %s refused)\n", filter,
+			    trace_ev[i]);
+			return;
+		}
+		snprintf(path, sizeof(path), TRACEFS "/events/huge_memory/%s/enable", trace_ev[i]);
+		if (write_str(path, "1")) {
+			say("  collapse trace: not available (cannot enable %s)\n", trace_ev[i]);
+			return;
+		}
+	}
+	trace_on = !write_str(TRACEFS "/tracing_on", "1");
+}
+
+/* Counts the traced results: "EVENT: ... status=RESULT," or "result=RESULT". */
+static void collapse_trace_report(void)
+{
+	struct { char res[32]; long n; } tab[NTRACE_EV][24];
+	int ntab[NTRACE_EV] = { 0 };
+	long lost = 0;
+	char line[512];
+	FILE *f;
+
+	if (!trace_on)
+		return;
+	write_str(TRACEFS "/tracing_on", "0");
+	f = fopen(TRACEFS "/trace", "r");
+	if (!f) {
+		say("  collapse trace: cannot read " TRACEFS "/trace\n");
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *r;
+		unsigned int e;
+		size_t len;
+		int k;
+
+		if (strstr(line, "LOST") && strstr(line, "EVENTS"))
+			lost++;
+		for (e = 0; e < NTRACE_EV; e++) {
+			char key[48];
+
+			snprintf(key, sizeof(key), " %s: ", trace_ev[e]);
+			if (strstr(line, key))
+				break;
+		}
+		if (e == NTRACE_EV)
+			continue;
+		p = strstr(line, e == 0 || e == 1 ? "status=" : "result=");
+		if (!p)
+			continue;
+		r = p + 7;
+		len = strcspn(r, ", \n");
+		if (len >= sizeof(tab[0][0].res))
+			len = sizeof(tab[0][0].res) - 1;
+		for (k = 0; k < ntab[e]; k++)
+			if (strlen(tab[e][k].res) == len && !strncmp(tab[e][k].res, r, len))
+				break;
+		if (k == ntab[e]) {
+			if (k == 24)
+				continue;
+			memcpy(tab[e][k].res, r, len);
+			tab[e][k].res[len] = 0;
+			tab[e][k].n = 0;
+			ntab[e]++;
+		}
+		tab[e][k].n++;
+	}
+	fclose(f);
+	for (unsigned int e = 0; e < NTRACE_EV; e++) {
+		say("  collapse trace %s:", trace_ev[e]);
+		for (int k = 0; k < ntab[e]; k++)
+			say(" %s %ld", tab[e][k].res, tab[e][k].n);
+		say("%s\n", ntab[e] ? "" : " none");
+	}
+	if (lost)
+		say("  collapse trace: the buffer lost events %ld time(s): the counts are short\n", lost);
+	for (unsigned int i = 0; i < NTRACE_EV; i++) {
+		char path[160];
+
+		snprintf(path, sizeof(path), TRACEFS "/events/huge_memory/%s/enable", trace_ev[i]);
+		write_str(path, "0");
+	}
+}
+
 /* ---- mTHP knobs ---- */
 #define THP "/sys/kernel/mm/transparent_hugepage"
 static char saved_knob[MAX_SIZES][32];
@@ -665,12 +789,37 @@ static ssize_t gup_read(pid_t pid, void *dst, const void *src, size_t len, int h
 	}
 }
 
-static void collapse_errno(int i)
+/* Whether one VMA of this process holds all of [@a, @a + @len) (/proc/self/maps). */
+static int one_vma(unsigned long a, unsigned long len)
+{
+	unsigned long lo, hi;
+	char line[512];
+	int found = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo <= a && a + len <= hi)
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Counts a failed MADV_COLLAPSE of [@a, @a + 2 MiB) by errno; an EINVAL also
+ * by whether the block was in one VMA after it failed (a block across VMAs,
+ * a piece of which is too small for a PMD, fails madvise_collapse()'s VMA
+ * check for that piece).
+ */
+static void collapse_errno(int i, unsigned long a)
 {
 	int e = errno, k = e == EAGAIN ? 0 : e == ENOMEM ? 1 : e == EBUSY ? 2 : e == EINVAL ? 3 : -1;
 
 	if (k >= 0)
 		__atomic_fetch_add(&ctl->collapse_err[i][k], 1, __ATOMIC_RELAXED);
+	if (e == EINVAL && one_vma(a, SZ_2M) == 0)
+		__atomic_fetch_add(&ctl->collapse_einval_split[i], 1, __ATOMIC_RELAXED);
 	errno = e;
 }
 
@@ -718,7 +867,7 @@ static void racy_op(struct thr *t)
 		if (madvise(racy + c * SZ_2M, SZ_2M, MADV_COLLAPSE) == 0)
 			__atomic_fetch_add(&ctl->collapse_ok[0], 1, __ATOMIC_RELAXED);
 		else
-			collapse_errno(0);
+			collapse_errno(0, (unsigned long)(racy + c * SZ_2M));
 		count(K_COLLAPSE_ANON, 1);
 		break;
 	}
@@ -847,7 +996,7 @@ static void op_collapse(struct thr *t, struct region *g, int kind, int feat)
 			break;
 	}
 	if (rc)
-		collapse_errno(feat - F_COLLAPSE_ANON);
+		collapse_errno(feat - F_COLLAPSE_ANON, a);
 	if (rc == 0) {
 		__atomic_fetch_add(&ctl->collapse_ok[feat - F_COLLAPSE_ANON], 1, __ATOMIC_RELAXED);
 	} else if (errno == EINVAL) {
@@ -1318,7 +1467,7 @@ static void op_file(struct thr *t)
 				break;
 		}
 		if (rc)
-			collapse_errno(2);
+			collapse_errno(2, (unsigned long)(file_map + i * psz));
 		if (rc == 0)
 			__atomic_fetch_add(&ctl->collapse_ok[2], 1, __ATOMIC_RELAXED);
 		else if (errno == EINVAL)
@@ -1741,6 +1890,7 @@ int main(int argc, char **argv)
 		unavailable(F_MEMCG, "not run: no swap to go to");
 	}
 
+	collapse_trace_start();
 	for (int i = 0; i < 8; i++)
 		ev0[i] = vmstat(evn[i]);
 	for (int i = 0; i < nknobs; i++) {
@@ -1860,10 +2010,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++) {
 		uint64_t *e = ctl->collapse_err[i];
 
-		say("  MADV_COLLAPSE %-5s ok %llu, EAGAIN %llu, ENOMEM %llu, EBUSY %llu, EINVAL %llu\n",
+		say("  MADV_COLLAPSE %-5s ok %llu, EAGAIN %llu, ENOMEM %llu, EBUSY %llu, EINVAL %llu "
+		    "(%llu across VMAs)\n",
 		    i == 0 ? "anon" : i == 1 ? "shmem" : "file", (unsigned long long)ctl->collapse_ok[i],
 		    (unsigned long long)e[0], (unsigned long long)e[1], (unsigned long long)e[2],
-		    (unsigned long long)e[3]);
+		    (unsigned long long)e[3], (unsigned long long)ctl->collapse_einval_split[i]);
 		if (ctl->collapse_ok[i])
 			continue;
 		if (!e[0] && !e[1] && !e[2])
@@ -1874,6 +2025,7 @@ int main(int argc, char **argv)
 			say("  note: MADV_COLLAPSE %s never succeeded\n", i == 0 ? "anon" : i == 1 ?
 			    "shmem" : "file");
 	}
+	collapse_trace_report();
 	if (!ctl->unavail[F_SWAP] && memcg_proc >= 0 && ev0[5] >= 0 && ev1[5] == ev0[5])
 		say("  note: the memcg worker never swapped out\n");
 	if (ctl->no_pvm)

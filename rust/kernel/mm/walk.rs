@@ -306,6 +306,13 @@ impl<'v> RangeWalk<'v> {
                 bindings::mm_rs_pmd_kind_MM_RS_PMD_LEAF => return v.pmd_leaf(self.addr),
                 _ => return Continue(()),
             }
+            // KUnit's race window: PT reclaim may free the table read above before it is mapped.
+            #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+            // SAFETY: A test hook: it only compares `mm` and the address with a racer's, and
+            // may run a MADV_DONTNEED of the mm, which the mmap read lock held here allows.
+            unsafe {
+                bindings::mm_rs_test_race(bindings::mm_rs_race_MM_RS_RACE_WALK_PMD, mm, self.addr)
+            };
             let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
             // SAFETY: `pmd` maps `self.addr` in `mm` and is allocated (the caller); `ptl`
             // receives the lock taken with the mapping.
