@@ -718,6 +718,33 @@ static const enum unmerge_path ksm_paths[] = {
 
 #define KSM_NR	(ARRAY_SIZE(same_at) + ARRAY_SIZE(unique_at))
 
+/* ksmd merges the identical pages of the real-KSM layouts at @base[0..@np). */
+static void ksmd_merge(struct kunit *test, const unsigned long *base, unsigned int np)
+{
+	u8 want[KSM_NR], got[KSM_NR];
+	char run[8], scan[16], sleep[16];
+	unsigned int p, tries, merged = 0;
+
+	memset(want, K_ANON_WRITE, KSM_NR);
+	memset(want, K_KSM, ARRAY_SIZE(same_at));
+	KUNIT_ASSERT_EQ(test, ksm_sysfs("sleep_millisecs", sleep, sizeof(sleep), "1"), 0);
+	KUNIT_ASSERT_EQ(test, ksm_sysfs("pages_to_scan", scan, sizeof(scan), "1000"), 0);
+	KUNIT_ASSERT_EQ(test, ksm_sysfs("run", run, sizeof(run), "1"), 0);
+	for (tries = 0; tries < 500 && merged < np; tries++) {
+		for (p = 0, merged = 0; p < np; p++) {
+			ksm_kinds(base[p], got);
+			merged += !memcmp(got, want, KSM_NR);
+		}
+		if (merged < np)
+			msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, ksm_sysfs("run", NULL, 0, "0"), 0);
+	KUNIT_EXPECT_EQ(test, ksm_sysfs("pages_to_scan", NULL, 0, scan), 0);
+	KUNIT_EXPECT_EQ(test, ksm_sysfs("sleep_millisecs", NULL, 0, sleep), 0);
+	KUNIT_ASSERT_EQ(test, strcmp(run, "0"), 0);
+	KUNIT_ASSERT_EQ_MSG(test, merged, np, "ksmd did not merge the layouts in 10 s");
+}
+
 /*
  * Real KSM pages, merged by ksmd: MADV_UNMERGEABLE on each path of
  * ksm_paths[] replaces each by an exclusive copy with the same contents and
@@ -729,37 +756,15 @@ static void unmerge_ksm_pages_same_as_c(struct kunit *test)
 	const unsigned int np = ARRAY_SIZE(ksm_paths);
 	unsigned long base[ARRAY_SIZE(ksm_paths)];
 	u8 want[KSM_NR], got[ARRAY_SIZE(ksm_paths)][KSM_NR];
-	char run[8], scan[16], sleep[16];
 	long anon[ARRAY_SIZE(ksm_paths)];
-	unsigned int i, p, tries, merged = 0;
+	unsigned int i, p;
 	u8 v;
 
 	for (p = 0; p < np; p++) {
 		base[p] = (8 + 8 * p) * PUD_SIZE;
 		build_ksm_layout(test, base[p]);
 	}
-	memset(want, K_ANON_WRITE, KSM_NR);
-	memset(want, K_KSM, ARRAY_SIZE(same_at));
-
-	/* ksmd merges the identical pages of every layout. */
-	KUNIT_ASSERT_EQ(test, ksm_sysfs("sleep_millisecs", sleep, sizeof(sleep), "1"), 0);
-	KUNIT_ASSERT_EQ(test, ksm_sysfs("pages_to_scan", scan, sizeof(scan), "1000"), 0);
-	KUNIT_ASSERT_EQ(test, ksm_sysfs("run", run, sizeof(run), "1"), 0);
-	for (tries = 0; tries < 500 && merged < np; tries++) {
-		for (p = 0, merged = 0; p < np; p++) {
-			ksm_kinds(base[p], got[p]);
-			merged += !memcmp(got[p], want, KSM_NR);
-		}
-		if (merged < np)
-			msleep(20);
-	}
-	KUNIT_EXPECT_EQ(test, ksm_sysfs("run", NULL, 0, "0"), 0);
-	KUNIT_EXPECT_EQ(test, ksm_sysfs("pages_to_scan", NULL, 0, scan), 0);
-	KUNIT_EXPECT_EQ(test, ksm_sysfs("sleep_millisecs", NULL, 0, sleep), 0);
-	KUNIT_ASSERT_EQ(test, strcmp(run, "0"), 0);
-	for (p = 0; p < np; p++)
-		KUNIT_ASSERT_MEMEQ_MSG(test, got[p], want, KSM_NR,
-				       "ksmd did not merge layout %u in 10 s", p);
+	ksmd_merge(test, base, np);
 
 	for (p = 0; p < np; p++) {
 		anon[p] = mm_rs_anon_pages(current->mm);
@@ -783,6 +788,46 @@ static void unmerge_ksm_pages_same_as_c(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, v, KSM_FILL, "path %u", p);
 		}
 	}
+}
+
+/*
+ * run = 2: unmerge_and_remove_all_rmap_items(), KSM's other caller of
+ * unmerge_ksm_pages(), unmerges every mergeable VMA of every mm KSM scans.
+ * On C and on Rust, the KSM pages of a layout ksmd merged become exclusive
+ * copies with their contents, the unique pages stay as they were, and the
+ * Rust entry point runs for Rust only.
+ */
+static void run_2_unmerges_all(struct kunit *test)
+{
+	struct mm_rs_probe *probe = mm_rs_probe(test, "mm_rs_unmerge_ksm_pages");
+	u8 want[KSM_NR], got[KSM_NR];
+	unsigned long base;
+	unsigned int i;
+	int rust;
+	u8 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, probe);
+	memset(want, K_ANON_WRITE, KSM_NR);
+	memset(want, K_ANON, ARRAY_SIZE(same_at));
+	for (rust = 0; rust < 2; rust++) {
+		base = (8 + 8 * rust) * PUD_SIZE;
+		build_ksm_layout(test, base);
+		ksmd_merge(test, &base, 1);
+		set_rust(test, rust);
+		mm_rs_probe_hits(probe);	/* counts afresh */
+		KUNIT_EXPECT_EQ_MSG(test, ksm_sysfs("run", NULL, 0, "2"), 0, "rust %d", rust);
+		KUNIT_EXPECT_EQ(test, mm_rs_probe_hits(probe) > 0, rust);
+		KUNIT_EXPECT_EQ(test, ksm_sysfs("run", NULL, 0, "0"), 0);
+		ksm_kinds(base, got);
+		KUNIT_EXPECT_MEMEQ_MSG(test, got, want, KSM_NR, "rust %d", rust);
+		for (i = 0; i < ARRAY_SIZE(same_at); i++) {
+			unsigned long addr = base + same_at[i] * PAGE_SIZE + 100;
+
+			KUNIT_ASSERT_EQ(test, read_byte(addr, &v), 0);
+			KUNIT_EXPECT_EQ_MSG(test, v, KSM_FILL, "rust %d", rust);
+		}
+	}
+	set_rust(test, true);
 }
 
 /*
@@ -1090,6 +1135,7 @@ static struct kunit_case ksm_cases[] = {
 	KUNIT_CASE(unmerge_leaves_markers),
 	KUNIT_CASE(unmerge_same_as_c),
 	KUNIT_CASE(unmerge_ksm_pages_same_as_c),
+	KUNIT_CASE(run_2_unmerges_all),
 	KUNIT_CASE(unmerge_signal_pending),
 	KUNIT_CASE(unmerge_fault_fails),
 	KUNIT_CASE(switch_both_ways),
