@@ -187,6 +187,7 @@ test: prepare
 		--baseline-from build/results/kunit-arm64.json
 	@scripts/timed.sh stress-x86_64 scripts/stress.sh x86_64 60 prod-debug
 	@scripts/timed.sh stress-tools-x86_64 scripts/workload.sh x86_64 prod-debug stress SECONDS_EACH=30
+	@scripts/timed.sh verdict-x86_64 scripts/verdict-boot.sh x86_64 prod-debug
 	@scripts/summary.sh
 
 check-full: prepare
@@ -195,6 +196,7 @@ check-full: prepare
 	@$(MAKE) --no-print-directory kunit-off ARCH=all
 	@$(MAKE) --no-print-directory selftests ARCH=all
 	@$(MAKE) --no-print-directory selftests ARCH=all FLAVOR=prod
+	@set -e; for a in x86_64 arm64; do scripts/verdict-boot.sh $$a prod-debug; done
 	@$(MAKE) --no-print-directory stress ARCH=all SECONDS=600 FLAVOR=prod-debug
 	@$(MAKE) --no-print-directory workload ARCH=all FLAVOR=prod-debug W=stress SECONDS_EACH=600
 	@$(MAKE) --no-print-directory workload ARCH=all FLAVOR=prod-debug-off W=stress SECONDS_EACH=600

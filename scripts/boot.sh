@@ -44,7 +44,7 @@ esac
 boot() {
 	timeout --foreground -k 10 "$tmo" "${qemu[@]}" -m "${MMRS_MEM:-3G}" -smp "${MMRS_SMP:-2}" -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=$console panic=-1 loglevel=4 rootfstype=ramfs ${MMRS_APPEND:-}mmrs.run=$progs" "$@" \
+		-append "console=$console panic=-1 loglevel=$MM_RS_LOGLEVEL rootfstype=ramfs ${MMRS_APPEND:-}mmrs.run=$progs" "$@" \
 		</dev/null 2>&1 | tee "$log" | sed -u -n '/^mmrs-data/d; /^mmrs-init\|^==\|^  \|^mmrs\|^selftest\|^ok \|^not ok\|^# /p'
 	rc=${PIPESTATUS[0]}
 }

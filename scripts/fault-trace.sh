@@ -61,7 +61,7 @@ echo "fault-trace: booting $arch (one instruction a block; a few minutes)"
 # interrupt is pending when a traced fault goes on.
 "${qemu[@]}" -m 2G -smp 1 -nographic -no-reboot -singlestep -icount shift=0 -S -gdb "tcp::$port" \
 	-D /dev/null -dfilter "$dfilter" -kernel "$img/$kimage" -initrd "$initrd" \
-	-append "console=$console panic=-1 loglevel=4 rootfstype=ramfs nokaslr mmrs.run=faulttrace" \
+	-append "console=$console panic=-1 loglevel=$MM_RS_LOGLEVEL rootfstype=ramfs nokaslr mmrs.run=faulttrace" \
 	</dev/null >"$console_log" 2>&1 &
 qpid=$!
 trap 'kill $qpid 2>/dev/null || true' EXIT

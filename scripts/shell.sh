@@ -20,6 +20,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:?usage: shell.sh ARCH FLAVOUR}
 flavour=${2:-test}
 . "$REPO/scripts/rootfs-lib.sh"
+. "$REPO/scripts/splats.sh"
 
 img=$("$REPO/scripts/rootfs.sh" "$arch" | tail -n 1)
 kernel=$(guest_kernel "$flavour")
@@ -35,7 +36,7 @@ interactive=1
 initrd="$debian_dir/initramfs-shell.cpio.gz"
 guest_initramfs "$initrd" "$extra"
 
-append="console=$console panic=-1 loglevel=4 mmrs.run=shell mmrs.date=$(date +%s)"
+append="console=$console panic=-1 loglevel=$MM_RS_LOGLEVEL mmrs.run=shell mmrs.date=$(date +%s)"
 [ -n "${MMRS_SET:-}" ] && append="$append mmrs.set=$(echo $MMRS_SET | tr ' ' ',')"
 if [ $interactive = 1 ]; then
 	read -r rows cols < <(stty size 2>/dev/null || echo "")

@@ -7,6 +7,16 @@
 # counts as a splat, so that a run is never passed unjudged.
 MM_RS_SPLATS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/splats.txt"
 
+# MM_RS_LOGLEVEL: the console loglevel of every guest whose console a judge
+# reads (boot.sh, fault-trace.sh; shell.sh for the same view). The console
+# prints a record only when its level is below the loglevel. WARN()'s
+# "WARNING: CPU: ..." line and the "NMI backtrace for cpu N" of an RCU stall
+# are KERN_WARNING (4), the registers and call traces after them the default
+# message level (4), the stacks of hung and RCU-blocked tasks KERN_INFO (6):
+# at 7 all of them reach the log, as in a default boot. (At 4, as before
+# 2026-11-26, a WARN in a guest passed its run: scripts/verdict-boot.sh.)
+MM_RS_LOGLEVEL=7
+
 mm_rs_splats() {
 	local pats rc
 	if ! pats=$(grep -vE '^(#|$)' "$MM_RS_SPLATS") || [ -z "$pats" ]; then

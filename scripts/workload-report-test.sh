@@ -34,7 +34,8 @@ grep -qF '#### arm64 (3 rounds, medians)' <<<"$out" || fail "the round count of 
 grep -qF '| auto | 50.0 |' <<<"$out" || fail "not the median of 41.8, 50.0 and 60.0"
 
 # --out keeps what it has of architectures without a log in this run, and
-# its hugetlb table when no --hugetlb is given: one machine may measure one.
+# its hugetlb table when no --hugetlb is given (with one, the rows of the
+# kernels not given): one machine may measure one.
 $W --out "$t/r.md" --hugetlb "k=$D/hugetlb.log" "$D/bench-arm64.log" || fail "--out failed"
 cp "$t/r.md" "$t/r0.md"
 sed 's/aarch64/x86_64/g' "$D/bench-arm64.log" > "$t/x.log"
@@ -44,6 +45,12 @@ sed -n '/^#### arm64/,/^#### x86_64/p' "$t/r.md" | sed '$d' > "$t/a1"
 sed -n '/^#### arm64/,/^### Seed 001/p' "$t/r0.md" | sed '$d' > "$t/a0"
 cmp -s "$t/a0" "$t/a1" || fail "--out: the arm64 table was not kept as it was"
 grep -qF '| k | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' "$t/r.md" || fail "--out: the hugetlb table was not kept"
+# and, with --hugetlb, the rows of kernels this run did not measure
+$W --out "$t/r.md" --hugetlb "j=$D/hugetlb.log" || fail "--out with another kernel's hugetlb log failed"
+grep -qF '| k | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' "$t/r.md" || fail "--out --hugetlb: the row of kernel k was dropped"
+grep -qF '| j | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' "$t/r.md" || fail "--out --hugetlb: no row for kernel j"
+$W --out "$t/r.md" --hugetlb "k=$D/hugetlb.log" || fail "--out remeasuring kernel k failed"
+[ "$(grep -c '^| k |' "$t/r.md")" = 1 ] || fail "--out --hugetlb: kernel k's row twice"
 
 # a failed step fails the report
 sed 's/compile-arch rc=0/compile-arch rc=2/' "$D/bench-arm64.log" > "$t/f.log"

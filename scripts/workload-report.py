@@ -128,18 +128,21 @@ and the fault counts, which repeat); and QEMU does not model what a fault costs
 a real CPU beyond its instructions (exception entry, TLB misses, cache), which is
 where most of the seed's kernel-time saving came from. On x86_64 the system and
 user columns move by tens of percent between identical rounds, on an idle host
-too, and the same runs logged RCU stalls of CPU 1 (one cost a compile 21 s of
-guest time: the median leaves it out); the cause is not found yet
-(`docs/testing.rst`), so read x86_64's guest time, faults and RSS, not its
-system time. The seed (LARGE_ANON_FOLIO v4, 64K anonymous folios) measured a
+too, so read x86_64's guest time, faults and RSS, not its system time. The
+x86_64 runs also logged RCU stalls of CPU 1, one of which cost a compile 21 s
+of guest time (the median leaves it out): CPU 1 spins in the scheduler tick on
+its own runqueue lock, with no mm-rs code on its stack, in boots whose
+clocksource watchdog finds QEMU's TSC unstable under `-icount` and falls back
+to refined-jiffies (`docs/testing.rst`: not mm-rs; QEMU more likely than the base). The seed (LARGE_ANON_FOLIO v4, 64K anonymous folios) measured a
 kernel compile on arm64 hardware (Ampere Altra): with 64K, real time -5.7%, kernel
 time -42.0%, user time -0.6%, peak memory -1.1%; a reviewer's rerun: sys -31.0%, real -4%.
 Do not edit:
 rerun `make bench-real`."""
 
 
-def hugetlb(pairs):
-    """Seed 001's table from W=hugetlb logs: LABEL=FILE pairs."""
+def hugetlb(pairs, kept=None):
+    """Seed 001's table from W=hugetlb logs: LABEL=FILE pairs, after the rows
+    of kept (the table --out had) for kernels not measured in this run."""
     out = ["### Seed 001: allocating and freeing 2 MiB hugetlb pages", "",
            "`make workload W=hugetlb` (`-icount shift=0`, 4 GiB, 256 pages, three rounds",
            "interleaved; medians in guest milliseconds). The seed (Mike Kravetz, \"Batch hugetlb",
@@ -147,9 +150,16 @@ def hugetlb(pairs):
            "batching, allocation 4.7 s / 7.3 s (x1.5) and freeing 4.2 s / 13.2 s (x3.1) with",
            "`hugetlb_optimize_vmemmap` 0 / 1. On the debug kernels KASAN and DEBUG_VM slow",
            "both settings, and every run with 1 reports \"BUG: Bad page state\" freeing the",
-           "pages, with mm-rs and without (a splat of the base, `docs/testing.rst`).", "",
+           "pages, with mm-rs and without (a splat of the base, `docs/testing.rst`); the",
+           "prod kernels report nothing. No arm64 row: 6.12 does not select",
+           "ARCH_WANT_OPTIMIZE_HUGETLB_VMEMMAP on arm64, so it has no `hugetlb_optimize_vmemmap`.", "",
            "| kernel | alloc, 0 (ms) | alloc, 1 (ms) | x | free, 0 (ms) | free, 1 (ms) | x |",
            "|---|---:|---:|---:|---:|---:|---:|"]
+    labels = {pair.split("=", 1)[0] for pair in pairs}
+    for line in kept or []:
+        m = re.match(r"\| (\S+) \| \d", line)
+        if m and m.group(1) not in labels:
+            out.append(line)
     for pair in pairs:
         label, path = pair.split("=", 1)
         runs = {}
@@ -209,7 +219,7 @@ def main():
         else:
             lines += kept[arch]
     if huge:
-        lines += hugetlb(huge)
+        lines += hugetlb(huge, kept_huge)
     elif kept_huge:
         lines += kept_huge
     while lines and not lines[-1].strip():
