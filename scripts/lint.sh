@@ -233,6 +233,9 @@ echo "lint: W=stress's verdict in the guest (fake stress-ng and trinity)"
 echo "lint: workload-report.py on recorded logs"
 "$REPO/scripts/workload-report-test.sh" || rc=1
 
+echo "lint: docs/*.rst parse without a warning (docutils)"
+/usr/bin/python3 "$REPO/scripts/rst-check.py" "$REPO"/docs/*.rst || rc=1
+
 # make mutate's process (baseline, arch tags, equivalents, records, sample,
 # restoring on an interrupt) with a fake kunit.sh: no kernel.
 echo "lint: make mutate's process (fake kunit.sh)"
