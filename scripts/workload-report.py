@@ -131,9 +131,9 @@ user columns move by tens of percent between identical rounds, on an idle host
 too, so read x86_64's guest time, faults and RSS, not its system time. The
 x86_64 runs also logged RCU stalls of CPU 1, one of which cost a compile 21 s
 of guest time (the median leaves it out): CPU 1 spins in the scheduler tick on
-its own runqueue lock, with no mm-rs code on its stack, in boots whose
-clocksource watchdog finds QEMU's TSC unstable under `-icount` and falls back
-to refined-jiffies (`docs/testing.rst`: not mm-rs; QEMU more likely than the base). The seed (LARGE_ANON_FOLIO v4, 64K anonymous folios) measured a
+its own runqueue lock, with no mm-rs code on its stack, and the MM_RS=n kernel
+stalls the same way (`docs/testing.rst`: not mm-rs; QEMU more likely than the
+base). The seed (LARGE_ANON_FOLIO v4, 64K anonymous folios) measured a
 kernel compile on arm64 hardware (Ampere Altra): with 64K, real time -5.7%, kernel
 time -42.0%, user time -0.6%, peak memory -1.1%; a reviewer's rerun: sys -31.0%, real -4%.
 Do not edit:

@@ -19,9 +19,13 @@ if [ ! -f /mmrs/kslice/Makefile ]; then
 	return 1
 fi
 M=/sys/kernel/mm
+# On a kernel without mm-rs (FLAVOR=off: CONFIG_MM_RS=n) only the policies
+# C has, mthp-4k and mthp-64k: the same compile for the same figures on the
+# kernel mm-rs is compared with (and whose splats are the base's).
+policies="mthp-4k mthp-64k arch auto"
 if [ ! -f $M/mm_rs/anon_order_policy ]; then
-	echo "mmrs-workload: W=bench needs a kernel with mm-rs (no $M/mm_rs/anon_order_policy)"
-	return 1
+	policies="mthp-4k mthp-64k"
+	echo "  no mm-rs ($M/mm_rs/anon_order_policy): policies $policies only, no exec-ra-off step"
 fi
 # PMD-sized THP only where a program asks for it (MADV_HUGEPAGE), as in the
 # seed's measurement: with "always" every large heap would get 2 MiB THPs
@@ -45,8 +49,8 @@ policy() {
 		[ -f "$d/enabled" ] || continue
 		echo never > "$d/enabled" || return 1
 	done
-	echo "$m64" > $M/transparent_hugepage/hugepages-64kB/enabled &&
-		echo "$p" > $M/mm_rs/anon_order_policy
+	echo "$m64" > $M/transparent_hugepage/hugepages-64kB/enabled || return 1
+	[ ! -f $M/mm_rs/anon_order_policy ] || echo "$p" > $M/mm_rs/anon_order_policy
 }
 
 # run LABEL: compile from a cold page cache, cc1's text, the Python program
@@ -61,16 +65,18 @@ run() {
 }
 
 for round in $(seq "${ROUNDS:-1}"); do
-	for p in mthp-4k mthp-64k arch auto; do
+	for p in $policies; do
 		echo "== bench round $round: policy $p"
 		policy "$p" || { rc=1; break; }
 		run "$p"
 	done
 done
-echo "== bench: exec readahead off (mthp-4k)"
-policy mthp-4k && echo 0 > $M/mm_rs/exec_ra || rc=1
-run exec-ra-off
-echo 1 > $M/mm_rs/exec_ra
+if [ -f $M/mm_rs/exec_ra ]; then
+	echo "== bench: exec readahead off (mthp-4k)"
+	policy mthp-4k && echo 0 > $M/mm_rs/exec_ra || rc=1
+	run exec-ra-off
+	echo 1 > $M/mm_rs/exec_ra
+fi
 # every Python run must have computed the same
 if [ "$(cat "$OUT"/python-*.out | grep checksum | sort -u | wc -l)" != 1 ]; then
 	echo "mmrs-workload: the Python program's checksums differ:"
