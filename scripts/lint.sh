@@ -233,6 +233,16 @@ echo "lint: W=stress's verdict in the guest (fake stress-ng and trinity)"
 echo "lint: workload-report.py on recorded logs"
 "$REPO/scripts/workload-report-test.sh" || rc=1
 
+# verdict-boot.sh proves boot.sh's console loglevel on a real guest; the
+# other scripts that boot a guest must take the same MM_RS_LOGLEVEL, not a
+# literal of their own (a literal 4 hid every WARN until 2026-11-26).
+echo "lint: every guest command line takes MM_RS_LOGLEVEL (scripts/splats.sh)"
+if lit=$(grep -nE 'loglevel=[0-9]' "$REPO"/scripts/*.sh | grep -vE '^[^:]+:[0-9]+:[[:space:]]*#'); then
+	echo "lint: a guest command line with its own loglevel, not \$MM_RS_LOGLEVEL:" >&2
+	echo "$lit" >&2
+	rc=1
+fi
+
 echo "lint: docs/*.rst parse without a warning (docutils)"
 /usr/bin/python3 "$REPO/scripts/rst-check.py" "$REPO"/docs/*.rst || rc=1
 
