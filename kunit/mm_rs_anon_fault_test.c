@@ -120,6 +120,13 @@ static void write_fault_state(struct kunit *test, int order, struct fault_state 
 		KUNIT_EXPECT_TRUE(test, pte_young(pte));
 		KUNIT_EXPECT_FALSE(test, pte_special(pte));
 		KUNIT_EXPECT_EQ(test, pgprot_val(pte_pgprot(pte)), pgprot_val(pte_pgprot(ptes[1])));
+		/*
+		 * arm64 with contpte: set_ptes() folds a naturally aligned
+		 * block of CONT_PTES entries of one folio into a contiguous
+		 * range, as Debian's arm64 kernel maps every 64K mTHP.
+		 */
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_pte_cont(pte), mm_rs_cont_order(order),
+				    "contiguous bit of entry %d of %d", i - 1, nr);
 	}
 	folio = page_folio(pfn_to_page(pfn0));
 	KUNIT_EXPECT_EQ(test, folio_order(folio), order);
@@ -413,6 +420,63 @@ static void data_and_neighbours(struct kunit *test)
 						   PAGE_SIZE), 0);
 		KUNIT_EXPECT_EQ(test, count_unexpected(test, start + block / 2, PAGE_SIZE,
 						       0x5e, 0, 0), 0);
+	}
+}
+
+/*
+ * A large folio mapped by one fault, then zapped in part: MADV_DONTNEED of
+ * its first page and munmap() of its last, on the C and the Rust paths. The
+ * pages left keep their entries (present, the folio's PFNs in order) and
+ * their data, one distinct byte at a distinct offset of each page. On arm64
+ * with contpte (Debian's arm64 kernel) the block is mapped contiguous and
+ * each partial zap must unfold it: no entry left keeps the contiguous bit,
+ * which would otherwise claim a 64K translation over a hole.
+ */
+static void partial_zap_unfolds(struct kunit *test)
+{
+	const int order = min(4, PMD_ORDER - 1);
+	const int nr = 1 << order;
+	const size_t block = PAGE_SIZE << order;
+	struct mm_struct *mm;
+	pte_t *ptes;
+	int rust, i;
+
+	ptes = kunit_kcalloc(test, nr, sizeof(*ptes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ptes);
+	for (rust = 0; rust <= 1; rust++) {
+		unsigned long start = ALIGN_DOWN(fresh_addr(test), block);
+		unsigned long pfn0;
+		char c;
+
+		mm = current->mm;
+		mm_rs_paths_all(rust);
+		enable_only(test, order);
+		for (i = 0; i < nr; i++)
+			KUNIT_ASSERT_EQ(test, put_user((char)(0x40 + i),
+						       (char __user *)(start + i * (PAGE_SIZE + 97))), 0);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, ptes, nr));
+		KUNIT_ASSERT_TRUE(test, pte_present(ptes[0]));
+		pfn0 = pte_pfn(ptes[0]);
+		for (i = 0; i < nr; i++)
+			KUNIT_EXPECT_EQ_MSG(test, mm_rs_pte_cont(ptes[i]), mm_rs_cont_order(order),
+					    "rust %d: entry %d before the zaps", rust, i);
+
+		KUNIT_ASSERT_EQ(test, do_madvise(mm, start, PAGE_SIZE, MADV_DONTNEED), 0);
+		KUNIT_ASSERT_EQ(test, vm_munmap(start + block - PAGE_SIZE, PAGE_SIZE), 0);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, ptes, nr));
+		KUNIT_EXPECT_TRUE(test, pte_none(ptes[0]));
+		KUNIT_EXPECT_TRUE(test, pte_none(ptes[nr - 1]));
+		for (i = 1; i < nr - 1; i++) {
+			KUNIT_EXPECT_TRUE_MSG(test, pte_present(ptes[i]), "rust %d: entry %d", rust, i);
+			KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[i]), pfn0 + i, "rust %d: entry %d", rust, i);
+			KUNIT_EXPECT_FALSE_MSG(test, mm_rs_pte_cont(ptes[i]),
+					       "rust %d: entry %d keeps the contiguous bit", rust, i);
+			KUNIT_ASSERT_EQ(test, get_user(c, (char __user *)(start + i * (PAGE_SIZE + 97))), 0);
+			KUNIT_EXPECT_EQ_MSG(test, c, (char)(0x40 + i), "rust %d: data of page %d", rust, i);
+		}
+		/* The DONTNEED page faults in again, zero-filled. */
+		KUNIT_ASSERT_EQ(test, get_user(c, (char __user *)start), 0);
+		KUNIT_EXPECT_EQ(test, c, 0);
 	}
 }
 
@@ -1139,6 +1203,7 @@ static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(fallback_stats_real_faults),
 	KUNIT_CASE(zero_page_then_write),
 	KUNIT_CASE(data_and_neighbours),
+	KUNIT_CASE(partial_zap_unfolds),
 	KUNIT_CASE(install_race_lost),
 	KUNIT_CASE(uffd_wp_marker_kept),
 	KUNIT_CASE(uffd_missing_handed_over),

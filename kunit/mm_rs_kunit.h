@@ -70,6 +70,20 @@ pmd_t *mm_rs_find_pmd(struct mm_struct *mm, unsigned long addr);
 bool mm_rs_read_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptes, int nr);
 
 /*
+ * The contiguous bit of an entry read with ptep_get() (arm64 with contpte:
+ * PTE_CONT), and whether a folio of @order mapped naturally aligned by one
+ * fault must carry it (CONT_PTES pages or more, below a PMD); false and
+ * false elsewhere.
+ */
+#ifdef CONFIG_ARM64_CONTPTE
+static inline bool mm_rs_pte_cont(pte_t pte) { return pte_cont(pte); }
+static inline bool mm_rs_cont_order(int order) { return (1 << order) >= CONT_PTES; }
+#else
+static inline bool mm_rs_pte_cont(pte_t pte) { return false; }
+static inline bool mm_rs_cont_order(int order) { return false; }
+#endif
+
+/*
  * Counts the calls of a kernel function (a kprobe on its entry), so that a
  * test sees which code ran, not only what a switch reads: which of the Rust
  * entry points handled a fault, say. Unregistered when the test ends.

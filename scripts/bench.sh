@@ -52,7 +52,7 @@ log="$REPO/build/results/bench-$arch.log"
 # norandmaps: the same address-space layout every run, so VmPTE repeats too.
 if [ -n "$PROGS1" ]; then
 	echo "bench: booting with -icount shift=0 -smp 1 norandmaps: $PROGS1"
-	MMRS_SMP=1 MMRS_APPEND="norandmaps " MMRS_LOG="$log.smp1" "$REPO/scripts/boot.sh" "$arch" test "$PROGS1" 3600 -icount shift=0
+	MMRS_SMP=1 MMRS_APPEND="norandmaps " MMRS_LOG="$log.smp1" "$REPO/scripts/boot.sh" "$arch" test "$PROGS1" 3600 -icount shift=0,sleep=off
 	cat "$log.smp1" >> "$log"
 fi
 # The compiler reference: the same kernel built with clang 14 and no helper
@@ -62,12 +62,12 @@ if [ -z "${MMRS_BENCH_NO_CLANG14:-}" ]; then
 	"$REPO/scripts/image.sh" "$arch" clang14 >"$REPO/build/results/image-$arch-clang14.log" 2>&1 || {
 		echo "bench: kernel build failed; log: build/results/image-$arch-clang14.log" >&2; exit 1; }
 	echo "bench: booting it with -icount shift=0 -smp 1 norandmaps: bench:anon:3"
-	MMRS_SMP=1 MMRS_APPEND="norandmaps " MMRS_LOG="$log.clang14" "$REPO/scripts/boot.sh" "$arch" clang14 "bench:anon:3" 3600 -icount shift=0
+	MMRS_SMP=1 MMRS_APPEND="norandmaps " MMRS_LOG="$log.clang14" "$REPO/scripts/boot.sh" "$arch" clang14 "bench:anon:3" 3600 -icount shift=0,sleep=off
 	sed 's/^mmrs-data bench anon /mmrs-data bench anon_clang14 /' "$log.clang14" >> "$log"
 fi
 if [ -n "$PROGS4" ]; then
 	echo "bench: booting with -icount shift=0 -smp 4 norandmaps: $PROGS4"
-	MMRS_SMP=4 MMRS_APPEND="norandmaps " MMRS_LOG="$log.smp4" "$REPO/scripts/boot.sh" "$arch" test "$PROGS4" 3600 -icount shift=0
+	MMRS_SMP=4 MMRS_APPEND="norandmaps " MMRS_LOG="$log.smp4" "$REPO/scripts/boot.sh" "$arch" test "$PROGS4" 3600 -icount shift=0,sleep=off
 	cat "$log.smp4" >> "$log"
 fi
 if [ -n "$update" ]; then

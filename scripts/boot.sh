@@ -9,7 +9,8 @@
 # build/results/boot-ARCH-FLAVOUR.log. A guest that does not
 # finish within TIMEOUT seconds (default 600) is killed and is a failure, as is
 # one that never reaches the end of its /init; the log stays for reading.
-# MMRS_SMP sets the number of vCPUs (default 2), MMRS_MEM the memory (default
+# MMRS_SMP sets the number of vCPUs (default 2), MMRS_SMP_TOPOLOGY their
+# sockets and cores (scripts/numa.sh), MMRS_MEM the memory (default
 # 3G), MMRS_LOG the log file,
 # MMRS_APPEND adds to the kernel command line (end it with a space),
 # MMRS_INITRD replaces the initramfs.
@@ -42,7 +43,7 @@ esac
 [ -f "$initrd" ] || { echo "boot.sh: no $initrd" >&2; exit 2; }
 
 boot() {
-	timeout --foreground -k 10 "$tmo" "${qemu[@]}" -m "${MMRS_MEM:-3G}" -smp "${MMRS_SMP:-2}" -nographic -no-reboot \
+	timeout --foreground -k 10 "$tmo" "${qemu[@]}" -m "${MMRS_MEM:-3G}" -smp "${MMRS_SMP:-2}${MMRS_SMP_TOPOLOGY:+,$MMRS_SMP_TOPOLOGY}" -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=$console panic=-1 loglevel=$MM_RS_LOGLEVEL rootfstype=ramfs ${MMRS_APPEND:-}mmrs.run=$progs" "$@" \
 		</dev/null 2>&1 | tee "$log" | sed -u -n '/^mmrs-data/d; /^mmrs-init\|^==\|^  \|^mmrs\|^selftest\|^ok \|^not ok\|^# /p'

@@ -9,8 +9,16 @@
 # `make bench`. prod is the distribution-shaped kernel of the full selftest
 # run (configs/prod.config and configs/prod-ARCH.config on top); prod-off and
 # prod-debug add off.config or debug.config to it, and prod-debug-off both
-# (the MM_RS=n twin of prod-debug, for the stock stress tools). Prints the
-# path of the kernel image on its last line.
+# (the MM_RS=n twin of prod-debug, for the stock stress tools). The prod
+# flavours start from Debian's own configuration of the mm, THP, KSM, memcg,
+# swap, hugetlb/HVO, page-table and error-reporting areas
+# (scripts/debian-diff.py fragment; scripts/debian-config.sh fetches it),
+# merged before the project's fragments; `make lint` lists where the result
+# still differs from Debian's (configs/debian-diff.txt). Every flavour must
+# end with the options of configs/required.txt, or the build stops.
+# MMRS_CONFIG_ONLY=1 stops after the configuration (make lint's check),
+# MMRS_IMAGE_OUT replaces the output directory.
+# Prints the path of the kernel image on its last line.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +28,7 @@ flavour=${2:-test}
 . "$REPO/scripts/env.sh"
 mm_rs_build_lock
 T="$REPO/build/linux"
-out="$REPO/build/image-$arch-$flavour"
+out=${MMRS_IMAGE_OUT:-"$REPO/build/image-$arch-$flavour"}
 case "$arch" in
 x86_64) karch=x86; image=arch/x86/boot/bzImage ;;
 arm64) karch=arm64; image=arch/arm64/boot/Image ;;
@@ -39,16 +47,29 @@ prod|prod-off|prod-debug|prod-debug-off)
 *) echo "image.sh: FLAVOUR must be test, debug, off, clang14, prod, prod-off, prod-debug or prod-debug-off" >&2; exit 2 ;;
 esac
 
+# MMRS_CONFIG_EXTRA: one more fragment, last (make lint's test of the
+# required options, with MMRS_IMAGE_OUT for a directory of its own).
+[ -n "${MMRS_CONFIG_EXTRA:-}" ] && frags+=("$MMRS_CONFIG_EXTRA")
+
 "$REPO/scripts/prepare-tree.sh" >&2
 mkdir -p "$out"
+# The prod flavours: Debian's values of the checked areas come first.
+deb=()
+case "$flavour" in
+prod*)
+	debcfg=$("$REPO/scripts/debian-config.sh" "$arch")
+	python3 "$REPO/scripts/debian-diff.py" fragment "$T" "$debcfg" > "$out/debian-areas.config.tmp"
+	mv "$out/debian-areas.config.tmp" "$out/debian-areas.config"
+	deb=("$out/debian-areas.config") ;;
+esac
 mk=(make -s -C "$T" O="$out" ARCH="$karch" "${MM_RS_MAKE_OPTS[@]}")
 
 # Regenerate the config only when a fragment changed.
-want=$(cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
+want=$(cat "${deb[@]}" "${frags[@]}" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config.frags" 2>/dev/null)" != "$want" ]; then
 	echo "image: configuring $arch $flavour" >&2
 	"${mk[@]}" tinyconfig >/dev/null
-	(cd "$out" && "$T/scripts/kconfig/merge_config.sh" -m -O "$out" .config "${frags[@]}" >/dev/null)
+	(cd "$out" && "$T/scripts/kconfig/merge_config.sh" -m -O "$out" .config "${deb[@]}" "${frags[@]}" >/dev/null)
 	"${mk[@]}" olddefconfig >/dev/null
 	# Every option the fragments ask for (the last fragment to name one wins)
 	# must have stuck.
@@ -71,6 +92,21 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.config.frags" 2>/dev/null)" != "$w
 		      END { for (i = 0; i < n; i++) print v[order[i]] }')
 	[ $missing = 0 ] || exit 1
 	echo "$want" > "$out/.config.frags"
+fi
+
+# Every booted kernel can report and detect (configs/required.txt), checked
+# on every build, not only when the configuration was written.
+bad=0
+while read -r a line; do
+	case "$a" in ''|\#*) continue ;; esac
+	[ "$a" = all ] || [ "$a" = "$arch" ] || continue
+	grep -qx "$line" "$out/.config" ||
+		{ echo "image: $arch $flavour: the final .config lacks $line (configs/required.txt): a kernel that cannot report or detect is not booted" >&2; bad=1; }
+done < "$REPO/configs/required.txt"
+[ $bad = 0 ] || exit 1
+if [ -n "${MMRS_CONFIG_ONLY:-}" ]; then
+	echo "$out/.config"
+	exit 0
 fi
 
 echo "image: building $arch $flavour kernel (build/image-$arch-$flavour)" >&2

@@ -243,6 +243,39 @@ if lit=$(grep -nE 'loglevel=[0-9]' "$REPO"/scripts/*.sh | grep -vE '^[^:]+:[0-9]
 	rc=1
 fi
 
+# The prod kernels against Debian's own configuration (configs/debian-diff.txt
+# lists each difference with its reason), and every booted kernel can report
+# and detect (configs/required.txt): image.sh refuses one that cannot.
+echo "lint: prod kernels against Debian's configuration (configs/debian-diff.txt)"
+for a in x86_64 arm64; do
+	if ! pc=$(MMRS_CONFIG_ONLY=1 "$REPO/scripts/image.sh" "$a" prod 2>"$REPO/build/lint-prodcfg-$a.log" | tail -n 1); then
+		echo "lint: configuring the $a prod kernel failed (log: build/lint-prodcfg-$a.log)" >&2
+		rc=1
+		continue
+	fi
+	python3 "$REPO/scripts/debian-diff.py" check "$a" "$T" "$("$REPO/scripts/debian-config.sh" "$a")" \
+		"$pc" "$REPO/configs/debian-diff.txt" || rc=1
+done
+dl=$(mktemp)
+grep -v '^all CONFIG_ANON_VMA_NAME ' "$REPO/configs/debian-diff.txt" > "$dl"
+if out=$(python3 "$REPO/scripts/debian-diff.py" check x86_64 "$T" "$("$REPO/scripts/debian-config.sh" x86_64)" \
+		"$REPO/build/image-x86_64-prod/.config" "$dl") ||
+   ! grep -q 'CONFIG_ANON_VMA_NAME is y in prod, n in Debian' <<< "$out"; then
+	echo "lint: debian-diff.py takes a difference that its list does not give (got: $out)" >&2
+	rc=1
+fi
+rm -f "$dl"
+echo "lint: image.sh refuses a kernel without the soft-lockup detector"
+ex=$(mktemp)
+echo '# CONFIG_SOFTLOCKUP_DETECTOR is not set' > "$ex"
+if out=$(MMRS_CONFIG_ONLY=1 MMRS_CONFIG_EXTRA="$ex" MMRS_IMAGE_OUT="$REPO/build/lint-required" \
+		"$REPO/scripts/image.sh" x86_64 test 2>&1) ||
+   ! grep -q 'lacks CONFIG_SOFTLOCKUP_DETECTOR=y (configs/required.txt)' <<< "$out"; then
+	echo "lint: image.sh took a kernel without CONFIG_SOFTLOCKUP_DETECTOR (got: $(tail -n 2 <<< "$out"))" >&2
+	rc=1
+fi
+rm -f "$ex"
+
 echo "lint: docs/*.rst parse without a warning (docutils)"
 /usr/bin/python3 "$REPO/scripts/rst-check.py" "$REPO"/docs/*.rst || rc=1
 

@@ -154,9 +154,9 @@ done
 "$REPO/scripts/initramfs.sh" "$arch" >/dev/null
 
 # Two NUMA nodes of half the memory each, two vCPUs each.
-half=$(( ${mem%G} * 1024 / 2 ))M
-numa=(-object memory-backend-ram,id=m0,size=$half -object memory-backend-ram,id=m1,size=$half
-      -numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1)
+. "$REPO/scripts/numa.sh"
+mm_rs_numa 4 "$mem"
+numa=("${MMRS_NUMA_ARGS[@]}")
 # x86_64 registers its 1 GiB huge page size at run time only with
 # CONFIG_CONTIG_ALLOC, which prod does not have (no CMA, no memory hotplug),
 # and thuge-gen fails without that size ("No GB pages available on x86-64;

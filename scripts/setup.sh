@@ -18,7 +18,8 @@ PKGS=(linux-source-6.12 rustc-web rust-web-src rust-web-clippy rustfmt-web
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross flex bison bc libelf-dev
       libssl-dev cpio xz-utils python3 rsync kmod patch make gcc erofs-utils
       git python3-ply python3-git   # these two: checkpatch's SPDX check (make series-check)
-      python3-docutils)             # make lint: docs/*.rst parse without a warning
+      python3-docutils              # make lint: docs/*.rst parse without a warning
+      linux-config-6.12)            # Debian's own configurations (scripts/debian-config.sh)
 
 missing=()
 for p in "${PKGS[@]}"; do

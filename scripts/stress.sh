@@ -53,9 +53,9 @@ case "$flavour" in prod|prod-debug) args+=":require" ;; esac
 # (userspace/uffdmissing.c: a few seconds); the flavours without mm-rs have
 # no switches to flip, and skip it.
 case "$flavour" in *off) ;; *) args="uffdmissing,$args" ;; esac
-half=$(( ${mem%G} * 1024 / 2 ))M
-numa=(-object memory-backend-ram,id=m0,size=$half -object memory-backend-ram,id=m1,size=$half
-      -numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1)
+. "$REPO/scripts/numa.sh"
+mm_rs_numa 4 "$mem"
+numa=("${MMRS_NUMA_ARGS[@]}")
 echo "stress: booting $arch $flavour (4 vCPUs, $mem, two NUMA nodes), stress for ${secs}s" >&2
 rc=0
 MMRS_SMP=4 MMRS_MEM=$mem MMRS_LOG="$log" MMRS_INITRD="$initrd" \

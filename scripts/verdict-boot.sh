@@ -1,45 +1,94 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# verdict-boot.sh ARCH [FLAVOUR]: on a real guest (default FLAVOUR
-# prod-debug, the kernel of make stress and the stock stress tools), a
-# kernel warning reaches the console log and fails the run. The guest runs
-# userspace/kmsgprobe.c, which logs through /dev/kmsg a "WARNING: CPU: ..."
-# record at KERN_WARNING and one at the default message level, the levels of
-# a WARN()'s first line and of its call trace. The console prints a record
-# only below the console loglevel, which scripts/splats.sh sets for every
-# judged boot; with loglevel=4 (before 2026-11-26) neither record reached
-# the console and a WARN passed its run. Passes when scripts/boot.sh fails
-# the boot for that line alone: kmsgprobe exited 0, the guest finished, both
-# records are in the log, and no other line is a splat (a clean boot at that
-# loglevel). Used by make test (x86_64) and make check-full.
+# verdict-boot.sh ARCH [FLAVOUR] [CLASS...]: on a real guest (default
+# FLAVOUR prod-debug, the kernel of make stress and the stock stress tools),
+# the kernel itself emits each class of splat the verdicts claim to catch,
+# and each fails the verdict. userspace/provoke.c provokes them in one boot,
+# each between "mmrs-provoke: begin NAME" and "... end NAME" records:
+#
+#   warn           a real WARN() (LKDTM WARNING)
+#   vm-warn-folio  VM_WARN_ON_ONCE_FOLIO() (mm-rs's debugfs provoke file)
+#   bug            BUG() (LKDTM BUG)
+#   hung-task      the hung-task detector (LKDTM HUNG_TASK)
+#   soft-lockup    the soft-lockup detector (LKDTM SOFTLOCKUP)
+#
+# Passes when: the guest provoked every class asked for (default all); the
+# part of the console log between each class's records holds that class's
+# own line among the lines scripts/splats.sh calls splats (the judge of
+# every boot); the WARN's call trace, logged at the default message level,
+# reached the console (the console loglevel of scripts/splats.sh); nothing
+# before the first provocation is a splat (a clean boot); and
+# scripts/boot.sh failed the boot. Used by make test (x86_64, every class)
+# and make check-full (both architectures).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-arch=${1:?usage: verdict-boot.sh ARCH [FLAVOUR]}
+arch=${1:?usage: verdict-boot.sh ARCH [FLAVOUR] [CLASS...]}
 flavour=${2:-prod-debug}
+shift 2 2>/dev/null || shift $#
+classes=("$@")
+[ ${#classes[@]} -gt 0 ] || classes=(warn vm-warn-folio bug hung-task soft-lockup)
 log="$REPO/build/results/verdict-$arch-$flavour.log"
 "$REPO/scripts/image.sh" "$arch" "$flavour" >/dev/null || exit 1
 initrd=$(MMRS_INITRAMFS_TAG=verdict "$REPO/scripts/initramfs.sh" "$arch") || exit 1
+. "$REPO/scripts/splats.sh"
 
-err=$(MMRS_INITRD=$initrd MMRS_LOG=$log "$REPO/scripts/boot.sh" "$arch" "$flavour" kmsgprobe 600 2>&1 >/dev/null)
+# The line of the kernel's own that each class must produce, as an
+# extended regular expression on the splat lines of its part of the log.
+declare -A sig=(
+	[warn]='WARNING: CPU: .* at drivers/misc/lkdtm/'
+	[vm-warn-folio]='WARNING: CPU: .* at mm/mm_rs/provoke\.c'
+	[bug]='kernel BUG at drivers/misc/lkdtm/'
+	[hung-task]='blocked for more than [0-9]+ seconds'
+	[soft-lockup]='BUG: soft lockup'
+)
+for c in "${classes[@]}"; do
+	[ -n "${sig[$c]:-}" ] || { echo "verdict-boot: no class $c (${!sig[*]})" >&2; exit 2; }
+done
+
+progs=provoke
+for c in "${classes[@]}"; do progs+=":$c"; done
+# Two vCPUs: the soft lockup takes the last one for good.
+err=$(MMRS_SMP=2 MMRS_INITRD=$initrd MMRS_LOG=$log "$REPO/scripts/boot.sh" "$arch" "$flavour" "$progs" 600 2>&1 >/dev/null)
 brc=$?
 rc=0
 fail() { echo "verdict-boot: $arch $flavour: $*; console log: ${log#$REPO/}" >&2; rc=1; }
-grep -q '^mmrs-init: kmsgprobe exited 0' "$log" || fail "kmsgprobe did not run or failed"
-grep -q '^mmrs-init: done' "$log" || fail "the guest did not finish"
-grep -q '^WARNING: CPU: 0 PID: 1 at kmsgprobe' "$log" ||
-	fail "a KERN_WARNING record never reached the console (console loglevel too low?)"
-grep -q '^kmsgprobe: mm-rs verdict probe, default message level' "$log" ||
-	fail "a record at the default message level never reached the console (console loglevel too low?)"
-if [ "$brc" = 0 ]; then
-	fail "boot.sh passed a console log with a kernel warning in it"
-elif ! grep -q 'kernel complained' <<< "$err" || ! grep -q 'WARNING: CPU: 0 PID: 1 at kmsgprobe' <<< "$err"; then
-	fail "boot.sh failed, but not for the warning: $(head -n 3 <<< "$err")"
+grep -q "mmrs-provoke: all ${#classes[@]} provoked" "$log" ||
+	fail "the guest did not provoke every class: $(grep -a 'mmrs-provoke: .*NOT\|^provoke:' "$log" | head -n 3 | tr '\n' ' ')"
+seg=$(mktemp)
+trap 'rm -f "$seg"' EXIT
+for c in "${classes[@]}"; do
+	awk -v b="mmrs-provoke: begin $c\$" -v e="mmrs-provoke: end $c\$" \
+		'{ sub(/\r$/, "") } $0 ~ b { on = 1 } on { print } $0 ~ e { on = 0 }' "$log" > "$seg"
+	if [ ! -s "$seg" ]; then
+		fail "$c: no part of the log between its begin and end records"
+		continue
+	fi
+	if ! splats=$(mm_rs_splats "$seg"); then
+		fail "$c: the kernel's report of it is no splat to the verdict"
+	elif ! grep -qE -- "${sig[$c]}" <<< "$splats"; then
+		fail "$c: no splat line matches /${sig[$c]}/; the verdict saw: $(head -n 2 <<< "$splats" | tr '\n' ' ')"
+	else
+		echo "verdict-boot: $arch $flavour: $c: $(grep -m1 -E -- "${sig[$c]}" <<< "$splats" | sed 's/^\[ *[0-9.]*\] //')" >&2
+	fi
+	# A WARN's call trace is logged at the default message level: at a
+	# console loglevel of 4 it would not be in the log.
+	if [ "$c" = warn ] && ! grep -qE 'Call [Tt]race:' "$seg"; then
+		fail "warn: its call trace never reached the console (console loglevel too low?)"
+	fi
+done
+# A clean boot up to the first provocation.
+awk '/mmrs-provoke: begin / { exit } { print }' "$log" > "$seg"
+if before=$(mm_rs_splats "$seg"); then
+	fail "the boot had splats before anything was provoked: $(head -n 3 <<< "$before" | tr '\n' ' ')"
 fi
-# and nothing else in the boot is a splat
-. "$REPO/scripts/splats.sh"
-others=$(mm_rs_splats "$log" | grep -v '^WARNING: CPU: 0 PID: 1 at kmsgprobe')
-[ -z "$others" ] || fail "the boot has other splats: $(head -n 3 <<< "$others")"
-[ "$rc" = 0 ] && echo "verdict-boot: $arch $flavour: a kernel warning reached the console and failed the boot, as it must"
+if [ "$brc" = 0 ]; then
+	fail "boot.sh passed a console log full of splats"
+elif ! grep -qE -- "${sig[${classes[0]}]}" <<< "$err"; then
+	# (the guest ends with SysRq-b, so boot.sh may fail it as unfinished
+	# first; either way it names the splats)
+	fail "boot.sh failed, but not for the splats: $(head -n 3 <<< "$err" | tr '\n' ' ')"
+fi
+[ "$rc" = 0 ] && echo "verdict-boot: $arch $flavour: the kernel emitted ${classes[*]}; each failed the verdict, as it must"
 exit $rc

@@ -100,18 +100,17 @@ qemu_extra=()
 tmo=${MMRS_TIMEOUT:-1800}
 if [ "$name" = stress ]; then
 	export MMRS_SMP=${MMRS_SMP:-4} MMRS_MEM=${MMRS_MEM:-4G}
-	half=$(( ${MMRS_MEM%G} * 1024 / 2 ))M
-	qemu_extra=(-object memory-backend-ram,id=m0,size=$half -object memory-backend-ram,id=m1,size=$half
-		    -numa node,nodeid=0,cpus=0-$((MMRS_SMP / 2 - 1)),memdev=m0
-		    -numa node,nodeid=1,cpus=$((MMRS_SMP / 2))-$((MMRS_SMP - 1)),memdev=m1)
+	. "$REPO/scripts/numa.sh"
+	mm_rs_numa "$MMRS_SMP" "$MMRS_MEM"
+	qemu_extra=("${MMRS_NUMA_ARGS[@]}")
 	secs=60
 	for kv in "$@"; do case "$kv" in SECONDS_EACH=*) secs=${kv#*=} ;; esac; done
 	tmo=${MMRS_TIMEOUT:-$(( 2 * secs + 1800 ))}
 fi
-# W=bench: guest time counts instructions (-icount shift=0) and mappings are
+# W=bench: guest time counts instructions (-icount shift=0,sleep=off) and mappings are
 # not randomised, as make bench; gcc under TCG takes a while.
 if [ "$name" = bench ] || [ "$name" = hugetlb ]; then
-	qemu_extra=(-icount shift=0)
+	qemu_extra=(-icount shift=0,sleep=off)
 	# hugetlb: room for its pages beside KASAN's shadow and quarantine
 	[ "$name" = hugetlb ] && export MMRS_MEM=${MMRS_MEM:-4G}
 	MMRS_APPEND="norandmaps ${MMRS_APPEND:-}"
