@@ -423,6 +423,12 @@ static void data_and_neighbours(struct kunit *test)
 	}
 }
 
+/* Page @i's byte of partial_zap_unfolds(): at a different offset in each. */
+static char __user *byte_of(unsigned long start, int i)
+{
+	return (char __user *)(start + i * (PAGE_SIZE + 97));
+}
+
 /*
  * A large folio mapped by one fault, then zapped in part: MADV_DONTNEED of
  * its first page and munmap() of its last, on the C and the Rust paths. The
@@ -452,8 +458,7 @@ static void partial_zap_unfolds(struct kunit *test)
 		mm_rs_paths_all(rust);
 		enable_only(test, order);
 		for (i = 0; i < nr; i++)
-			KUNIT_ASSERT_EQ(test, put_user((char)(0x40 + i),
-						       (char __user *)(start + i * (PAGE_SIZE + 97))), 0);
+			KUNIT_ASSERT_EQ(test, put_user((char)(0x40 + i), byte_of(start, i)), 0);
 		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, ptes, nr));
 		KUNIT_ASSERT_TRUE(test, pte_present(ptes[0]));
 		pfn0 = pte_pfn(ptes[0]);
@@ -467,12 +472,16 @@ static void partial_zap_unfolds(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, pte_none(ptes[0]));
 		KUNIT_EXPECT_TRUE(test, pte_none(ptes[nr - 1]));
 		for (i = 1; i < nr - 1; i++) {
-			KUNIT_EXPECT_TRUE_MSG(test, pte_present(ptes[i]), "rust %d: entry %d", rust, i);
-			KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[i]), pfn0 + i, "rust %d: entry %d", rust, i);
-			KUNIT_EXPECT_FALSE_MSG(test, mm_rs_pte_cont(ptes[i]),
-					       "rust %d: entry %d keeps the contiguous bit", rust, i);
-			KUNIT_ASSERT_EQ(test, get_user(c, (char __user *)(start + i * (PAGE_SIZE + 97))), 0);
-			KUNIT_EXPECT_EQ_MSG(test, c, (char)(0x40 + i), "rust %d: data of page %d", rust, i);
+			pte_t pte = ptes[i];
+
+			KUNIT_EXPECT_TRUE_MSG(test, pte_present(pte), "rust %d: entry %d", rust, i);
+			KUNIT_EXPECT_EQ_MSG(test, pte_pfn(pte), pfn0 + i, "rust %d: entry %d",
+					    rust, i);
+			KUNIT_EXPECT_FALSE_MSG(test, mm_rs_pte_cont(pte),
+					       "rust %d: entry %d still contiguous", rust, i);
+			KUNIT_ASSERT_EQ(test, get_user(c, byte_of(start, i)), 0);
+			KUNIT_EXPECT_EQ_MSG(test, c, (char)(0x40 + i), "rust %d: data of page %d",
+					    rust, i);
 		}
 		/* The DONTNEED page faults in again, zero-filled. */
 		KUNIT_ASSERT_EQ(test, get_user(c, (char __user *)start), 0);

@@ -18,7 +18,7 @@ arch=${1:?usage: fault-trace.sh x86_64|arm64}
 . "$REPO/scripts/env.sh"
 . "$REPO/scripts/splats.sh"
 case "$arch" in
-x86_64) gdb=gdb; qemu=(qemu-system-x86_64 -machine q35 -cpu max -bios qboot.rom); console=ttyS0
+x86_64) gdb=gdb; qemu=(qemu-system-x86_64 -machine q35 -cpu max,la57=off -bios qboot.rom); console=ttyS0
 	kimage=arch/x86/boot/bzImage ;;
 arm64) gdb=gdb-multiarch; qemu=(qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on)
 	console=ttyAMA0; kimage=arch/arm64/boot/Image ;;

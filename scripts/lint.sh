@@ -276,6 +276,17 @@ if out=$(MMRS_CONFIG_ONLY=1 MMRS_CONFIG_EXTRA="$ex" MMRS_IMAGE_OUT="$REPO/build/
 fi
 rm -f "$ex"
 
+# The mmrs-meter QEMU plugin: exact kernel/user instruction counts and the
+# TLB model against analytic figures, on bare-metal guests (no kernel).
+echo "lint: the QEMU plugin counts known loops exactly (scripts/qemu-plugin-test.sh)"
+if ! out=$("$REPO/scripts/qemu-plugin-test.sh" 2>&1) || ! tail -n 1 <<< "$out" | grep -qE '^[1-9][0-9]* passed, 0 failed$'; then
+	grep -E '^(FAIL|not ok|qemu-plugin)' <<< "$out" | head -n 5 >&2
+	echo "lint: the QEMU plugin test failed: $(tail -n 1 <<< "$out")" >&2
+	rc=1
+else
+	echo "lint: qemu plugin: $(tail -n 1 <<< "$out")"
+fi
+
 echo "lint: docs/*.rst parse without a warning (docutils)"
 /usr/bin/python3 "$REPO/scripts/rst-check.py" "$REPO"/docs/*.rst || rc=1
 

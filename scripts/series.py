@@ -571,7 +571,11 @@ def main():
             if not changed:
                 die(f"patch '{s.name}' changes nothing")
             subject, body, notes = message(s, patches)
-            msg = f"{subject}\n\n{body}\n\nSigned-off-by: {name} <{email}>\n"
+            # A body that ends in trailers (Fixes:, Link:, ...) keeps them
+            # in one block with the Signed-off-by.
+            last = body.rstrip("\n").split("\n")[-1]
+            sep = "\n" if re.match(r"^[A-Z][A-Za-z-]+: \S", last) else "\n\n"
+            msg = f"{subject}\n\n{body.rstrip(chr(10))}{sep}Signed-off-by: {name} <{email}>\n"
             git("add", "-A")
             git("commit", "-q", "-F", "-", data=msg)
             if notes:

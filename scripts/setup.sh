@@ -78,4 +78,8 @@ command -v qemu-system-aarch64 >/dev/null || die "no qemu-system-aarch64; instal
 command -v mkfs.erofs >/dev/null || die "no mkfs.erofs; install erofs-utils"
 [ -f /usr/src/linux-source-6.12.tar.xz ] || die "no /usr/src/linux-source-6.12.tar.xz; install linux-source-6.12"
 
+# The QEMU TCG plugin's header (make lint builds and validates the plugin),
+# from Debian's qemu source package of the installed QEMU's version.
+"$(dirname "$0")/qemu-plugin.sh" header >/dev/null || die "the QEMU plugin header could not be fetched (scripts/qemu-plugin.sh header)"
+
 note "ok: rustc $rv ($KERNEL_RUSTC, LLVM $rllvm), bindgen $bv, clang $cllvm (clang-22), $(qemu-system-x86_64 --version | head -n1)"

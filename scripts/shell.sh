@@ -25,7 +25,7 @@ flavour=${2:-test}
 img=$("$REPO/scripts/rootfs.sh" "$arch" | tail -n 1)
 kernel=$(guest_kernel "$flavour")
 case "$arch" in
-x86_64) qemu=(qemu-system-x86_64 -machine q35 -cpu max -bios qboot.rom); console=ttyS0 ;;
+x86_64) qemu=(qemu-system-x86_64 -machine q35 -cpu max,la57=off -bios qboot.rom); console=ttyS0 ;;
 arm64) qemu=(qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on); console=ttyAMA0 ;;
 esac
 

@@ -9,8 +9,9 @@
 #
 #   warn           a real WARN() (LKDTM WARNING)
 #   vm-warn-folio  VM_WARN_ON_ONCE_FOLIO() (mm-rs's debugfs provoke file)
-#   bug            BUG() (LKDTM BUG)
 #   hung-task      the hung-task detector (LKDTM HUNG_TASK)
+#   bug            BUG() (LKDTM BUG; the hung-task detector goes quiet
+#                  after an oops, so it comes after hung-task)
 #   soft-lockup    the soft-lockup detector (LKDTM SOFTLOCKUP)
 #
 # Passes when: the guest provoked every class asked for (default all); the
@@ -28,7 +29,7 @@ arch=${1:?usage: verdict-boot.sh ARCH [FLAVOUR] [CLASS...]}
 flavour=${2:-prod-debug}
 shift 2 2>/dev/null || shift $#
 classes=("$@")
-[ ${#classes[@]} -gt 0 ] || classes=(warn vm-warn-folio bug hung-task soft-lockup)
+[ ${#classes[@]} -gt 0 ] || classes=(warn vm-warn-folio hung-task bug soft-lockup)
 log="$REPO/build/results/verdict-$arch-$flavour.log"
 "$REPO/scripts/image.sh" "$arch" "$flavour" >/dev/null || exit 1
 initrd=$(MMRS_INITRAMFS_TAG=verdict "$REPO/scripts/initramfs.sh" "$arch") || exit 1

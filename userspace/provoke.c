@@ -5,8 +5,10 @@
  *
  *   warn           WARN()                      LKDTM WARNING
  *   vm-warn-folio  VM_WARN_ON_ONCE_FOLIO()     /sys/kernel/debug/mm_rs_provoke
- *   bug            BUG()                       LKDTM BUG (kills its writer)
  *   hung-task      the hung-task detector      LKDTM HUNG_TASK (sleeps in D)
+ *   bug            BUG()                       LKDTM BUG (kills its writer;
+ *                                              after it, with TAINT_DIE, the
+ *                                              hung-task detector is silent)
  *   soft-lockup    the soft-lockup detector    LKDTM SOFTLOCKUP (spins with
  *                                              preemption off, for good)
  *
@@ -52,10 +54,10 @@ static const struct class classes[] = {
 	  { "WARNING: CPU:", "lkdtm_WARNING" }, 30 },
 	{ "vm-warn-folio", MMRS, "vm_warn_on_once_folio", 0, 0,
 	  { "page dumped because: VM_WARN_ON_ONCE_FOLIO", "WARNING: CPU:" }, 30 },
-	{ "bug", LKDTM, "BUG", 1, 0,
-	  { "kernel BUG at", "lkdtm_BUG" }, 30 },
 	{ "hung-task", LKDTM, "HUNG_TASK", 1, 0,
 	  { "blocked for more than", NULL }, 60 },
+	{ "bug", LKDTM, "BUG", 1, 0,
+	  { "kernel BUG at", "lkdtm_BUG" }, 30 },
 	{ "soft-lockup", LKDTM, "SOFTLOCKUP", 1, 1,
 	  { "BUG: soft lockup", NULL }, 90 },
 };

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Bare-metal aarch64 guest for scripts/qemu-plugin-test.sh: runs on
+ * qemu-system-aarch64 -M virt -cpu max -smp 2 -kernel guest-a64.elf
+ * (entered at EL1, MMU off, PSCI through HVC) and opens measurement
+ * windows whose instruction counts are known exactly.  Linked at
+ * 0x40080000 (start of RAM + 512K).  Expected figures: see the test.
+ *
+ * Window  what                                       expected insns
+ *   0     loop, N0 rounds of subs/b.ne               user 2*N0
+ *   1     loop, N1 rounds of add/subs/b.ne + nop     user 3*N1+1
+ *   2     R2 rounds over 256 data pages, MMU off     user 1027*R2
+ *   3     R3 rounds over 64 code pages, MMU off      user 65*R3+2
+ *   7     N7 rounds with a data abort, MMU on        user 9*N7 (insn mode)
+ *   4     loop at the TTBR1 alias                    kernel 2*N4
+ *   5     user loop, branch to TTBR1, kernel loop    user 2*N5+1, kernel 2*N5
+ *   9     guest-c.c: mmrs_meter_begin(9); _end(9)    0
+ *  10     guest-c.c: the same with a run-time id     (compiler's code)
+ *   6     vCPU0 starts vCPU1 (PSCI) and stops;       user 9 + 3 + 2*N6 + 8*P
+ *         vCPU1 loops N6 rounds, then polls PSCI AFFINITY_INFO until
+ *         vCPU0 is off (P polls, printed on the UART as "P<16 hex>")
+ *         and ends the window: no instruction of either vCPU races
+ *         with the end marker
+ */
+#ifndef N0
+#define N0	1000
+#endif
+#ifndef N1
+#define N1	1000
+#endif
+#ifndef R2
+#define R2	4
+#endif
+#ifndef R3
+#define R3	3
+#endif
+#ifndef N4
+#define N4	500
+#endif
+#ifndef N5
+#define N5	300
+#endif
+#ifndef N6
+#define N6	100000
+#endif
+#ifndef N7
+#define N7	50
+#endif
+
+#define DATA_BUF	0x40200000	/* 2M aligned, 256 pages */
+#define KERN_OFF_HI	0xff80		/* 0xffffff8000000000 >> 32, low half */
+#define PSCI_CPU_OFF	0x84000002
+#define PSCI_CPU_ON	0xc4000003
+#define PSCI_AFF_INFO	0xc4000004
+#define PSCI_SYS_OFF	0x84000008
+#define UART		0x09000000
+
+.macro MBEGIN id
+	.inst 0xaa1f03ff | ((16 + \id) << 10)
+.endm
+.macro MEND id
+	.inst 0xaa1f03ff | (1 << 22) | ((16 + \id) << 10)
+.endm
+.macro PUTC c
+	movz	x20, #(UART >> 16), lsl #16
+	mov	w21, #\c
+	strb	w21, [x20]
+.endm
+.macro MOV32 reg, val
+	movz	\reg, #((\val) & 0xffff)
+	movk	\reg, #((\val) >> 16), lsl #16
+.endm
+
+	.text
+	.globl	_start
+_start:
+	mrs	x0, mpidr_el1
+	and	x0, x0, #0xff
+	cbnz	x0, park
+	adr	x0, stack_top
+	mov	sp, x0
+	PUTC	'0'
+
+	/* window 0 */
+	movz	x1, #N0 & 0xffff
+	movk	x1, #N0 >> 16, lsl #16
+	MBEGIN	0
+1:	subs	x1, x1, #1
+	b.ne	1b
+	MEND	0
+
+#ifdef BENCH
+	/* window 8 (bench only): BENCH rounds of a 32-instruction block */
+	movz	x1, #(BENCH & 0xffff)
+	movk	x1, #(BENCH >> 16), lsl #16
+	movz	x2, #(DATA_BUF >> 16), lsl #16
+	MBEGIN	8
+10:	.rept	6
+	add	x3, x3, #1
+	eor	x4, x4, x3
+	ldr	x5, [x2, #8]
+	add	x6, x6, x5
+	str	x6, [x2, #16]
+	.endr
+	subs	x1, x1, #1
+	b.ne	10b
+	MEND	8
+#endif
+
+	/* window 1 */
+	movz	x1, #N1
+	MBEGIN	1
+2:	add	x2, x2, #1
+	subs	x1, x1, #1
+	b.ne	2b
+	nop
+	MEND	1
+	PUTC	'1'
+
+	/* window 2: data pages, MMU off (VA == PA) */
+	movz	x5, #R2
+	movz	x2, #(DATA_BUF >> 16), lsl #16
+	movz	x6, #0x10, lsl #16
+	MBEGIN	2
+3:	mov	x4, xzr
+4:	ldr	x3, [x2, x4]
+	add	x4, x4, #1, lsl #12
+	cmp	x4, x6
+	b.ne	4b
+	subs	x5, x5, #1
+	b.ne	3b
+	MEND	2
+	PUTC	'2'
+
+	/* window 3: 64 code pages */
+	movz	x5, #R3
+	MBEGIN	3
+	b	chain
+chain_ret:
+	MEND	3
+	PUTC	'3'
+
+	/* exceptions to our vectors, MMU on: TTBR0 = TTBR1 = ptable */
+	adr	x0, vectors
+	msr	vbar_el1, x0
+	adr	x0, ptable
+	msr	ttbr0_el1, x0
+	msr	ttbr1_el1, x0
+	/* T0SZ = T1SZ = 25 (39-bit), 4K granules, WB WA inner shareable */
+	MOV32	x0, 0xb5193519
+	msr	tcr_el1, x0
+	mov	x0, #0xff		/* attr0 normal WB, attr1 device nGnRnE */
+	msr	mair_el1, x0
+	isb
+	mrs	x0, sctlr_el1
+	orr	x0, x0, #1		/* M */
+	orr	x0, x0, #(1 << 2)	/* C */
+	orr	x0, x0, #(1 << 12)	/* I */
+	msr	sctlr_el1, x0
+	isb
+	PUTC	'm'
+
+	/* window 7: a load that faults in the middle of its block */
+	movz	x1, #N7
+	movz	x10, #0x8000, lsl #16	/* unmapped: L1 entry 2 invalid */
+	MBEGIN	7
+7:	add	x2, x2, #1
+	ldr	x3, [x10]
+	add	x3, x3, #1
+	subs	x1, x1, #1
+	b.ne	7b
+	MEND	7
+	PUTC	'7'
+
+	/* x7 = 0xffffff8000000000: TTBR1 alias of the same memory */
+	movz	x7, #KERN_OFF_HI, lsl #32
+	movk	x7, #0xffff, lsl #48
+
+	/* window 4: loop at the kernel alias */
+	movz	x1, #N4
+	adr	x0, kwin4
+	add	x0, x0, x7
+	adr	x8, kret4
+	br	x0
+kwin4:
+	MBEGIN	4
+5:	subs	x1, x1, #1
+	b.ne	5b
+	MEND	4
+	br	x8
+kret4:
+	PUTC	'4'
+
+	/* window 5: user loop, then kernel loop */
+	movz	x1, #N5
+	mov	x9, x1
+	adr	x0, kwin5
+	add	x0, x0, x7
+	adr	x8, kret5
+	MBEGIN	5
+6:	subs	x1, x1, #1
+	b.ne	6b
+	br	x0
+kwin5:
+8:	subs	x9, x9, #1
+	b.ne	8b
+	MEND	5
+	br	x8
+kret5:
+	PUTC	'5'
+
+	/* windows 9 and 10: the C header */
+	bl	cwin_const
+	mov	w0, #10
+	bl	cwin_var
+	PUTC	'c'
+
+	/* window 6: two vCPUs; vCPU1 ends it and powers off */
+	MBEGIN	6
+	MOV32	x0, PSCI_CPU_ON
+	mov	x1, #1
+	adr	x2, secondary
+	mov	x3, #0
+	hvc	#0
+	MOV32	x0, PSCI_CPU_OFF
+	hvc	#0
+park:
+	wfe
+	b	park
+
+secondary:
+	movz	x1, #(N6 & 0xffff)
+	movk	x1, #(N6 >> 16), lsl #16
+9:	subs	x1, x1, #1
+	b.ne	9b
+	mov	x12, xzr
+10:	add	x12, x12, #1
+	MOV32	x0, PSCI_AFF_INFO
+	mov	x1, #0			/* vCPU0 */
+	mov	x2, #0
+	hvc	#0
+	cmp	x0, #1			/* OFF */
+	b.ne	10b
+	MEND	6
+	PUTC	'6'
+	PUTC	'P'
+	mov	x0, x12
+	movz	x20, #(UART >> 16), lsl #16
+	mov	x2, #60
+11:	lsr	x1, x0, x2
+	and	x1, x1, #0xf
+	add	x3, x1, #'0'
+	add	x1, x1, #('a' - 10)
+	cmp	x3, #'9'
+	csel	x1, x3, x1, ls
+	strb	w1, [x20]
+	subs	x2, x2, #4
+	b.ge	11b
+	PUTC	'\n'
+	MOV32	x0, PSCI_SYS_OFF
+	hvc	#0
+	b	park
+
+	/* skip the faulting instruction */
+	.balign	2048
+vectors:
+	.org	vectors + 0x200		/* current EL, SP_ELx, synchronous */
+	mrs	x11, elr_el1
+	add	x11, x11, #4
+	msr	elr_el1, x11
+	eret
+	.org	vectors + 0x800
+
+	/* L1 table: [0] device 0-1G (UART), [1] normal 1G-2G (RAM) */
+	.balign	4096
+ptable:
+	.quad	0x00000000 | (1 << 10) | (1 << 2) | 1 | (3 << 53)
+	.quad	0x40000000 | (1 << 10) | (3 << 8) | 1
+	.fill	510, 8, 0
+
+	.balign	16
+	.skip	4096
+stack_top:
+
+	/* 64 code pages from 0x40100000 (64K aligned): b to the next */
+	.org	0x80000
+chain:
+	.rept	63
+	b	. + 4096
+	.balign	4096
+	.endr
+	subs	x5, x5, #1
+	b.ne	chain
+	b	chain_ret
+
+	.section .note.GNU-stack, "", %progbits
