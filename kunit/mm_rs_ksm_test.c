@@ -490,12 +490,14 @@ static void expected_counts(unsigned long base, const u8 *kinds, struct mm_rs_wa
 static void walk_visits_each_entry(struct kunit *test)
 {
 	u8 *kinds = kunit_kzalloc(test, K_PAGES, GFP_KERNEL);
+	u8 *after = kunit_kzalloc(test, K_PAGES, GFP_KERNEL);
 	struct mm_rs_walk_counts want, got;
 	struct vm_area_struct *vma;
 	unsigned long base, third = 0;
 	unsigned int i, n = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, kinds);
+	KUNIT_ASSERT_NOT_NULL(test, after);
 	base = build_layout(test, 8 * PUD_SIZE);
 	mmap_read_lock(current->mm);
 	vma = vma_lookup(current->mm, base);
@@ -532,6 +534,25 @@ static void walk_visits_each_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base + 1, base + K_LEN, 0, &got), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base + PAGE_SIZE, base, 0, &got), -EINVAL);
 	mmap_read_unlock(current->mm);
+
+	/*
+	 * A hugetlb VMA is no walk's: another mm's huge_pmd_unshare() may take
+	 * its PMD table away without this mmap lock. VM_HUGETLB is set on the
+	 * test VMA for the check only, under the mmap write lock, which keeps
+	 * every fault and walk of the mm away meanwhile. The walk refuses it,
+	 * and the Rust unmerge leaves every entry as it was.
+	 */
+	mmap_write_lock(current->mm);
+	vma = vma_lookup(current->mm, base);
+	vm_flags_set(vma, VM_HUGETLB);
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_count(vma, base, base + K_LEN, 0, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_unmerge_ksm_pages(vma, base, base + K_LEN, true), 0);
+	vm_flags_clear(vma, VM_HUGETLB);
+	mmap_write_unlock(current->mm);
+	mmap_read_lock(current->mm);
+	read_kinds(test, vma_lookup(current->mm, base), base, after);
+	mmap_read_unlock(current->mm);
+	KUNIT_EXPECT_MEMEQ(test, after, kinds, K_PAGES);
 }
 
 /* A counting walk over [@start, @end) of the test mm's VMA there. */

@@ -14,11 +14,19 @@
  * deferred-split queue as a PMD THP does in __do_huge_pmd_anonymous_page():
  * the shrinker then asks mm_rs_mthp_underused() whether to split it. Order 1
  * folios have no deferred list (deferred_split_folio() skips them), and
- * transparent_hugepage/shrink_underused 0 keeps every folio off the queue.
+ * split_underused 0, or max_ptes_none 511, keeps every folio off the queue.
  */
 void mm_rs_anon_underused_candidate(struct folio *folio)
 {
-	if (static_branch_likely(&mm_rs_split_underused_key))
+	/*
+	 * With max_ptes_none at 511 (its default) the verdict never splits, at
+	 * any order: skip split_queue_lock and the shrinker bit, which this path
+	 * would otherwise pay once per 16-64K where the PMD path pays once per
+	 * 2M. A folio mapped meanwhile stays off the queue if max_ptes_none is
+	 * lowered later.
+	 */
+	if (static_branch_likely(&mm_rs_split_underused_key) &&
+	    READ_ONCE(khugepaged_max_ptes_none) < HPAGE_PMD_NR - 1)
 		deferred_split_folio(folio, false);
 }
 

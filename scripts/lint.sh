@@ -161,6 +161,15 @@ if out=$(python3 "$REPO/scripts/drift.py" --check --base "$dbase" 2>&1) ||
 	echo "lint: scripts/drift.py does not see a changed do_anonymous_page() (got: $out)" >&2
 	rc=1
 fi
+# The change 6.12.117 made to thp_underused(): pages_identical() where it
+# scanned for a non-zero byte (memchr_inv()), undone here.
+sed -i '/^static bool thp_underused(/,/^}/s/if (pages_identical(folio_page(folio, i), ZERO_PAGE(0))) {/if (!memchr_inv(page_address(folio_page(folio, i)), 0, PAGE_SIZE)) {/' \
+	"$dbase/mm/huge_memory.c"
+if out=$(python3 "$REPO/scripts/drift.py" --check --base "$dbase" 2>&1) ||
+   ! grep -q 'thp_underused() changed in the base.*mm-rs/anon/underused.rs' <<< "$out"; then
+	echo "lint: scripts/drift.py does not see 6.12.117's change to thp_underused() (got: $out)" >&2
+	rc=1
+fi
 rm -rf "$dbase"
 # A mirror that is no longer a file (a patch renamed or split) is named too.
 dmir=$(mktemp)

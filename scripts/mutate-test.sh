@@ -98,6 +98,20 @@ print(" ".join(r["name"] + "=" + r["verdict"] for r in d["mutations"]))' "$1"; }
 
 python3 "$R/scripts/mutations-check.py" >/dev/null || fail "mutations-check.py rejects the test list"
 
+# A backup left by an earlier run that did not restore its file: refused,
+# named, the backup and the file kept, nothing run.
+mkdir -p "$R/build/mutate/x86_64/orig"
+cp "$R/mm-rs/anon/order.rs" "$R/build/mutate/x86_64/orig/file"
+echo mm-rs/anon/order.rs > "$R/build/mutate/x86_64/orig/path"
+cp "$R/mm-rs/anon/order.rs" "$tmp/order.rs.keep"
+echo 'fn order() { rule(KILL); rule(2); rule(3) }' > "$R/mm-rs/anon/order.rs"
+mutate x86_64
+[ "$mrc" = 1 ] && [ -z "$calls" ] && grep -q 'mm-rs/anon/order.rs differs from the backup an earlier run kept' "$tmp/err" &&
+	[ -f "$R/build/mutate/x86_64/orig/file" ] ||
+	fail "a left-over backup: exit $mrc, calls: $calls, $(head -n 2 "$tmp/err")"
+cp "$tmp/order.rs.keep" "$R/mm-rs/anon/order.rs"
+rm -rf "$R/build/mutate"
+
 # A failing baseline: nothing mutated, one KUnit run, exit 1.
 FAKE_BASELINE_FAIL=1 mutate x86_64
 [ "$mrc" = 1 ] && [ "$(grep -c '^kunit' <<< "$calls")" = 1 ] && grep -q 'baseline (unmutated) KUnit run failed' "$tmp/err" ||

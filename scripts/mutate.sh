@@ -135,6 +135,27 @@ if [ -n "$base_from" ]; then
 fi
 
 mm_rs_build_lock
+# A backup left by a run that could not restore its file (SIGKILL, a lost
+# machine): refuse to start, naming it, rather than delete it unchecked.
+if [ -f "$W/orig/file" ] && [ -f "$W/orig/path" ]; then
+	left=$(cat "$W/orig/path")
+	if ! cmp -s "$W/orig/file" "$REPO/$left"; then
+		echo "mutate: $left differs from the backup an earlier run kept (${W#$REPO/}/orig/file):" \
+			"that run may have left it mutated. Restore it (cp ${W#$REPO/}/orig/file $left) or" \
+			"keep it as it is, then remove ${W#$REPO/}; not mutating" >&2
+		exit 1
+	fi
+fi
+# A verdict is recorded against a commit: the files the plan mutates must be
+# as committed (MMRS_MUTATE_DIRTY_OK=1 runs anyway, for a try).
+if [ -z "${MMRS_MUTATE_DIRTY_OK:-}" ] && git -C "$REPO" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	mapfile -t mfiles < <(cut -f3 <<< "$planned" | sed '/^$/d' | sort -u)
+	if [ ${#mfiles[@]} -gt 0 ] && dirty=$(git -C "$REPO" status --porcelain -- "${mfiles[@]}") && [ -n "$dirty" ]; then
+		echo "mutate: refusing to mutate over uncommitted changes (commit or stash them, or MMRS_MUTATE_DIRTY_OK=1):" >&2
+		echo "$dirty" >&2
+		exit 1
+	fi
+fi
 rm -rf "$W"
 mkdir -p "$W/orig" "$R" "$D"
 records="$W/records.jsonl"
@@ -162,6 +183,7 @@ while IFS=$'\t' read -r action name file why; do
 	t0=$(date +%s)
 	log="$W/$name.log"
 	cp -p "$file" "$W/orig/file" || { echo "mutate: cannot copy $file" >&2; exit 1; }
+	printf '%s\n' "$file" > "$W/orig/path"
 	cur=$file
 	if ! $M apply "$name" 2>"$log"; then
 		cur=

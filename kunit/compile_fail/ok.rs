@@ -128,7 +128,7 @@ pub fn after_unlock<'a>(slot: &mut DetachedSlot<'_, 'a>) -> Option<DetachedPteTa
 pub mod walk_ok {
     use core::ops::ControlFlow;
     use kernel::mm::{
-        virt::MmapLockedVma,
+        virt::{MmapLockedVma, MmapWriteLockedVma},
         walk::{MaySleep, PteEntry, PteVisitor, RangeWalk},
     };
 
@@ -149,6 +149,19 @@ pub mod walk_ok {
         let Some(mut walk) = RangeWalk::new(vma, may_sleep, vma.start(), vma.end()) else {
             return;
         };
+        while let ControlFlow::Break(((), mut at)) = walk.walk(&mut FindKsm) {
+            if at.unshare_fault() != 0 {
+                at.skip_page();
+            }
+        }
+    }
+
+    /// The VMA write-locked between walks, with the walk's `MaySleep`.
+    pub fn unshare_ksm_write_locked(vma: &MmapWriteLockedVma, may_sleep: &mut MaySleep) {
+        let Some(mut walk) = RangeWalk::new(vma, may_sleep, vma.start(), vma.end()) else {
+            return;
+        };
+        vma.start_write(walk.may_sleep());
         while let ControlFlow::Break(((), mut at)) = walk.walk(&mut FindKsm) {
             if at.unshare_fault() != 0 {
                 at.skip_page();

@@ -132,7 +132,7 @@ pub(crate) fn unmerge_ksm_pages(
         Break(_) => return Ok(()),
     }
     if let Some(vma) = write_locked {
-        vma.start_write();
+        vma.start_write(walk.may_sleep());
     }
     let mut visitor = Unmerge { mm };
     // The address whose KSM page the last fault was to break: break_ksm() retries it without
@@ -170,7 +170,10 @@ pub(crate) fn unmerge_ksm_pages(
 /// # Safety
 ///
 /// `vma` must be a valid VMA in the VMA tree of its mm, whose mmap lock the caller holds for the
-/// call, for writing if `lock_vma`.
+/// call, for writing if `lock_vma`; the caller holds a reference on the mm's `mm_users`, or the
+/// mm is that of KSM's current scan slot (`ksm_scan.mm_slot`), as for every caller of 6.12's
+/// `unmerge_ksm_pages()`, so that `exit_mmap()` cannot start during the call. A hugetlb VMA
+/// (which KSM never takes: `vma_ksm_compatible()`) is left alone.
 #[no_mangle]
 pub unsafe extern "C" fn mm_rs_unmerge_ksm_pages(
     vma: *mut bindings::vm_area_struct,
@@ -178,11 +181,14 @@ pub unsafe extern "C" fn mm_rs_unmerge_ksm_pages(
     end: c_ulong,
     lock_vma: bool,
 ) -> c_int {
-    // SAFETY: The caller holds the mmap lock of the VMA's mm for the call.
-    let locked = unsafe { MmapLockedVma::from_raw(vma) };
+    // SAFETY: The caller holds the mmap lock of the VMA's mm for the call, and `exit_mmap()`
+    // cannot start meanwhile (an `mm_users` reference, or KSM's current scan slot).
+    let Some(locked) = (unsafe { MmapLockedVma::from_raw(vma) }) else {
+        return 0;
+    };
     let write_locked = if lock_vma {
-        // SAFETY: With `lock_vma`, the caller holds the mmap lock for writing.
-        Some(unsafe { MmapWriteLockedVma::from_raw(vma) })
+        // SAFETY: As above; with `lock_vma`, the caller holds the mmap lock for writing.
+        unsafe { MmapWriteLockedVma::from_raw(vma) }
     } else {
         None
     };

@@ -64,12 +64,13 @@ impl PteVisitor for Count<'_> {
 
 /// Walks `[start, end)` of `vma`, counting into `c` (zeroed first); stops at the
 /// `stop_after`'th entry and resumes at the same entry (never stops if 0). 0, or `-EINVAL` if
-/// the range is not page-aligned inside the VMA.
+/// the range is not page-aligned inside the VMA or the VMA is a hugetlb VMA.
 ///
 /// # Safety
 ///
 /// `vma` must be a valid VMA in its mm's VMA tree, whose mmap lock the caller holds for the
-/// call; `c` must be valid for writes; the caller must be allowed to sleep.
+/// call, with a reference on the mm's `mm_users`; `c` must be valid for writes; the caller must
+/// be allowed to sleep.
 #[no_mangle]
 pub unsafe extern "C" fn mm_rs_walk_count(
     vma: *mut bindings::vm_area_struct,
@@ -78,8 +79,11 @@ pub unsafe extern "C" fn mm_rs_walk_count(
     stop_after: c_ulong,
     c: *mut bindings::mm_rs_walk_counts,
 ) -> c_int {
-    // SAFETY: Guaranteed by the caller.
+    // SAFETY: Guaranteed by the caller (an `mm_users` reference keeps `exit_mmap()` away).
     let (vma, c) = unsafe { (MmapLockedVma::from_raw(vma), &mut *c) };
+    let Some(vma) = vma else {
+        return EINVAL.to_errno();
+    };
     *c = bindings::mm_rs_walk_counts::default();
     // SAFETY: The caller, a KUnit test holding the mmap lock, may sleep; this is the one
     // `MaySleep` of the call.

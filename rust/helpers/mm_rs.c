@@ -241,14 +241,16 @@ __rust_helper bool rust_helper_mm_rs_folio_contain_hwpoisoned_page(struct folio 
 	return folio_contain_hwpoisoned_page(folio);
 }
 
-/* Whether page @i of @folio holds only zeros (pages_identical() with the zero page). */
+/*
+ * Whether page @i of @folio is identical to the zero page, as 6.12.117's
+ * thp_underused() and try_to_map_unused_to_zeropage() decide it:
+ * pages_identical(), not a scan for a non-zero byte. On arm64 with MTE a
+ * tagged page is never identical (memcmp_pages()), so a tagged mTHP is not
+ * judged underused for pages the split's remap would keep anyway.
+ */
 bool rust_helper_mm_rs_folio_page_zero_filled(struct folio *folio, size_t i)
 {
-	void *addr = kmap_local_folio(folio, i * PAGE_SIZE);
-	bool zero = !memchr_inv(addr, 0, PAGE_SIZE);
-
-	kunmap_local(addr);
-	return zero;
+	return pages_identical(folio_page(folio, i), ZERO_PAGE(0));
 }
 #endif
 

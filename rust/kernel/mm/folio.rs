@@ -434,8 +434,8 @@ impl Folio {
             return false;
         }
         // SAFETY: The folio is allocated (type invariants) and `i` is one of its pages; the
-        // helper reads the page through `kmap_local_folio()`, in C, so a concurrent write by
-        // user space is C's race, as in `thp_underused()`.
+        // helper compares the page with the zero page in C (`pages_identical()`), so a
+        // concurrent write by user space is C's race, as in `thp_underused()`.
         unsafe { bindings::mm_rs_folio_page_zero_filled(self.as_ptr(), i) }
     }
 }

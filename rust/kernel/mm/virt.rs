@@ -9,6 +9,8 @@
 //! C header: [`include/linux/mm_types.h`](srctree/include/linux/mm_types.h)
 
 use super::MmWithUser;
+#[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
+use super::walk::MaySleep;
 use crate::{bindings, ffi::c_ulong, types::Opaque};
 
 pub use bindings::vm_flags_t;
@@ -31,6 +33,8 @@ pub mod flags {
     pub const UFFD_MISSING: vm_flags_t = bindings::MM_RS_VM_UFFD_MISSING;
     /// Userfaultfd registered in write-protect mode; 0 without it.
     pub const UFFD_WP: vm_flags_t = bindings::MM_RS_VM_UFFD_WP;
+    /// A hugetlbfs mapping (`is_vm_hugetlb_page()`).
+    pub const HUGETLB: vm_flags_t = bindings::VM_HUGETLB as vm_flags_t;
 }
 
 /// A VMA that the caller may read.
@@ -151,11 +155,11 @@ impl VmaRef {
     /// `__split_vma()` duplicates the VMA before `vma_start_write()`, so a fault holding only
     /// the per-VMA read lock may store a word while `memcpy()` reads it. Under the kernel's
     /// memory model that is the same tolerated race `vm_area_dup()` already has on other
-    /// fields: an aligned word is neither written nor read torn on the architectures mm-rs
-    /// builds for, so the copy gets the old or the new value of each word (the two words may
-    /// come from two moments). No Rust reference to the words outlives the call, and the value
-    /// is only ever a hint: whatever a copy or a race leaves there, the fault checks the order
-    /// it leads to against the VMA and the page table before anything is mapped.
+    /// fields. `memcpy()` promises nothing about how it reads a racing word (it may read it
+    /// in pieces), so the copy may hold any value in those words. No Rust reference to the
+    /// words outlives the call, and the value is only ever a hint: whatever a copy or a race
+    /// leaves there, the fault checks the order it leads to against the VMA and the page table
+    /// before anything is mapped, so any value is safe.
     #[inline]
     fn anon_order_hint_words(&self) -> [&core::sync::atomic::AtomicUsize; 2] {
         // SAFETY: The VMA is valid while `&self` is (type invariants); its `mm_rs_anon_order`
@@ -214,16 +218,28 @@ impl VmaRef {
 /// walk ([`super::walk::RangeWalk`]) and a fault made for another process need.
 ///
 /// Unlike [`VmaRef`], it does not promise users of the mm: KSM's `ksmd` walks an mm it only
-/// `mmgrab()`ed, whose `mm_users` may drop to zero under it (`exit_mmap()` then zaps the page
-/// tables under the mmap read lock, but frees them only under the write lock), so the mm is only
-/// an [`Mm`](super::Mm).
+/// `mmgrab()`ed, whose `mm_users` may drop to zero while it holds the mmap read lock, so the mm
+/// is only an [`Mm`](super::Mm). What it does promise is that `exit_mmap()` cannot start while
+/// the lock is held: the holder has a reference on `mm_users`, or it is `ksmd` on its current
+/// scan slot, for which `mmput()` runs `__ksm_exit()` before `exit_mmap()`, and `__ksm_exit()`
+/// takes and drops the mmap write lock, so waits for `ksmd`'s read lock (6.12's
+/// `mm/ksm.c`). Without that, `exit_mmap()`'s `unmap_vmas()`, which runs under the mmap *read*
+/// lock, could zap the range under a walk or a fault.
+///
+/// Hugetlb VMAs are not such VMAs: their PMD tables may be shared between mms and taken away
+/// by `huge_pmd_unshare()` under `i_mmap_rwsem` and the hugetlb VMA lock, without this mm's
+/// mmap lock, and their entries (arm64's `CONT_PTE` hugetlb entries among them) are under
+/// `mm->page_table_lock`, not the split PTE locks a walk takes. C's walker sends them to
+/// `walk_hugetlb_range()`; here they are refused.
 ///
 /// # Invariants
 ///
-/// This is a valid VMA in the VMA tree of its mm, and the caller holds the mmap lock of that mm,
-/// for reading or writing, for as long as the reference exists: the VMA is alive, its bounds,
-/// flags and `vm_mm` do not change, and the page tables above its PTE tables (PGD to PMD
-/// tables) stay allocated.
+/// This is a valid VMA in the VMA tree of its mm, not a hugetlb VMA (`VM_HUGETLB` clear), and
+/// the caller holds the mmap lock of that mm, for reading or writing, for as long as the
+/// reference exists, with `exit_mmap()` of the mm unable to start meanwhile (see above): the
+/// VMA is alive, its bounds, flags and `vm_mm` do not change, its page tables are not zapped or
+/// freed by the mm's exit, and the page tables above its PTE tables (PGD to PMD tables) stay
+/// allocated.
 #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
 #[repr(transparent)]
 pub struct MmapLockedVma {
@@ -232,17 +248,25 @@ pub struct MmapLockedVma {
 
 #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
 impl MmapLockedVma {
-    /// Access a VMA given a pointer to it.
+    /// Access a VMA given a pointer to it; [`None`] for a hugetlb VMA.
     ///
     /// # Safety
     ///
     /// `vma` must be a valid VMA in the VMA tree of its mm, and the caller must hold the mmap lock
-    /// of that mm (read or write) for the lifetime `'a`.
+    /// of that mm (read or write) for the lifetime `'a`, and either hold a reference on the mm's
+    /// `mm_users` or be `ksmd` on the mm of its current scan slot, so that `exit_mmap()` cannot
+    /// start during `'a` (see the type's documentation).
     #[inline]
-    pub unsafe fn from_raw<'a>(vma: *const bindings::vm_area_struct) -> &'a Self {
-        // SAFETY: The caller ensures the invariants for 'a.
+    pub unsafe fn from_raw<'a>(vma: *const bindings::vm_area_struct) -> Option<&'a Self> {
+        // SAFETY: `vma` is valid and its flags are stable under the mmap lock (the caller).
+        let flags = unsafe { (*vma).__bindgen_anon_2.vm_flags };
+        if flags & flags::HUGETLB != 0 {
+            return None;
+        }
+        // SAFETY: The caller ensures the invariants for 'a, but `VM_HUGETLB`, checked above
+        // (flags do not change under the mmap lock).
         // CAST: `MmapLockedVma` is a transparent wrapper of `vm_area_struct`.
-        unsafe { &*vma.cast() }
+        Some(unsafe { &*vma.cast() })
     }
 
     /// Returns a raw pointer to this VMA.
@@ -287,24 +311,33 @@ pub struct MmapWriteLockedVma {
 
 #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
 impl MmapWriteLockedVma {
-    /// Access a VMA given a pointer to it.
+    /// Access a VMA given a pointer to it; [`None`] for a hugetlb VMA.
     ///
     /// # Safety
     ///
     /// As for [`MmapLockedVma::from_raw`], with the mmap lock held for writing for `'a`.
     #[inline]
-    pub unsafe fn from_raw<'a>(vma: *const bindings::vm_area_struct) -> &'a Self {
-        // SAFETY: The caller ensures the invariants for 'a.
+    pub unsafe fn from_raw<'a>(vma: *const bindings::vm_area_struct) -> Option<&'a Self> {
+        // SAFETY: As the caller's, and the lock is held for writing.
+        let locked = unsafe { MmapLockedVma::from_raw(vma) }?;
+        // SAFETY: The caller ensures the invariants for 'a (the VMA is no hugetlb VMA, checked by
+        // `MmapLockedVma::from_raw()`).
         // CAST: A transparent wrapper of `MmapLockedVma`, itself of `vm_area_struct`.
-        unsafe { &*vma.cast() }
+        Some(unsafe { &*core::ptr::from_ref(locked).cast() })
     }
 
     /// Write-locks the VMA against page faults under the per-VMA lock (`vma_start_write()`),
-    /// until the mmap write lock is released; waits for the faults under it to finish.
+    /// until the mmap write lock is released; waits for the faults under it to finish, so it
+    /// sleeps (a `down_write()` of the VMA lock).
+    ///
+    /// It takes the task's [`MaySleep`] for the call: a [`RangeWalk`](super::walk::RangeWalk)
+    /// borrows it for its whole life, so a walk's visitor, which runs under a PTE spinlock,
+    /// cannot call this (a per-VMA-lock fault holding the VMA's read lock and spinning on that
+    /// PTE lock would deadlock with it).
     #[inline]
-    pub fn start_write(&self) {
+    pub fn start_write(&self, _may_sleep: &mut MaySleep) {
         // SAFETY: The VMA is valid and its mm's mmap lock is held for writing (type invariants),
-        // which is what `vma_start_write()` requires.
+        // which is what `vma_start_write()` requires; the task may sleep (`MaySleep`).
         unsafe { bindings::mm_rs_vma_start_write(self.as_ptr()) }
     }
 }

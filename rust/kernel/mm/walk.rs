@@ -19,14 +19,20 @@
 //!   `pte_offset_map_lock()` rechecks the PMD under the lock and fails; the walk then reads the
 //!   PMD again, as C's `walk_pte_range()` does (`ACTION_AGAIN`).
 //! - The tables above the PTE tables stay allocated: the mmap lock, which the walk borrows the
-//!   proof of for its whole life, keeps `free_pgtables()` away.
+//!   proof of for its whole life, keeps `free_pgtables()` away, and `exit_mmap()` cannot start
+//!   under it ([`MmapLockedVma`]'s contract: an `mm_users` reference, or KSM's current scan
+//!   slot). Hugetlb VMAs, whose PMD tables another mm's `huge_pmd_unshare()` may take away
+//!   without this mmap lock, are no [`MmapLockedVma`]s.
 //! - Nothing sleeps with the PTE lock held: the lock is dropped before the walk returns or
 //!   pauses between tables, where it reschedules (`cond_resched()`) and asks the visitor whether
-//!   to stop ([`PteVisitor::pause`]: a pending signal, an exiting mm). The one operation of this
-//!   API that sleeps, the fault of [`Stopped::unshare_fault`], is reached through a stopped
-//!   walk only, and every walk borrows the context's [`MaySleep`] mutably for its whole life: no
-//!   other walk, so no [`Stopped`], can exist while one walk's visitor runs. A visitor that
-//!   calls some *other* kernel function that sleeps still compiles: as for
+//!   to stop ([`PteVisitor::pause`]: a pending signal, an exiting mm). The operations of
+//!   `kernel::mm` that sleep need the task's [`MaySleep`]: the fault of
+//!   [`Stopped::unshare_fault`] is reached through a stopped walk only, and
+//!   [`MmapWriteLockedVma::start_write`](super::virt::MmapWriteLockedVma::start_write) takes
+//!   `&mut MaySleep`; every walk borrows the context's [`MaySleep`] mutably for its whole life,
+//!   so no other walk, no [`Stopped`] and no `start_write()` can be reached while one walk's
+//!   visitor runs (`kunit/compile_fail/start_write_in_visitor.rs`). A visitor that calls some
+//!   kernel function outside `kernel::mm` that sleeps still compiles: as for
 //!   [`super::pgtable::PteTableMap`], that is for `might_sleep()` and klint, not for types.
 //!
 //! Lock order: the mmap lock (the caller's), then one PTE lock at a time.
@@ -121,7 +127,12 @@ impl<'l> PteEntry<'l> {
     /// The folio that a migration entry stands for (`pfn_swap_entry_folio()`), if this is one.
     #[inline(always)]
     pub fn migration_folio(&self) -> Option<&'l Folio> {
-        // SAFETY: Pure function of the value; it reads the folio's address from the entry.
+        // SAFETY: It decodes the entry's value and, for a migration entry, turns its PFN into
+        // the folio through the memmap (`pfn_swap_entry_folio()`: `pfn_to_page()` and the
+        // page's compound head). The PFN is of a page that migration holds locked and
+        // referenced, whose memmap entry therefore exists and cannot go away (no memory
+        // hot-remove of a referenced page) while this entry's lock is held, for `'l` (type
+        // invariants); for any other entry nothing but the value is read.
         let folio = unsafe { bindings::mm_rs_pte_migration_folio(self.pte.as_raw()) };
         // SAFETY: Migration holds a reference to the folio, locked, until it has replaced its
         // migration entries, which needs this entry's lock, held for `'l` (type invariants).
@@ -150,15 +161,20 @@ impl Drop for PteTableLock {
     }
 }
 
-/// Proof that the current task may sleep: it holds no spinlock and is neither in an atomic
-/// context nor in an RCU read-side critical section. Every [`RangeWalk`] borrows it mutably for
-/// its whole life, so that walks cannot nest: the visitor of one walk cannot reach another
-/// walk's [`Stopped`], whose fault sleeps.
+/// Proof, for the sleeping operations of `kernel::mm`, that the current task may sleep: it
+/// holds no spinlock and is neither in an atomic context nor in an RCU read-side critical
+/// section. Every [`RangeWalk`] borrows it mutably for its whole life, so that walks cannot nest
+/// and no sleeping operation of `kernel::mm` is reachable from a visitor: the visitor of one
+/// walk cannot reach another walk's [`Stopped`], whose fault sleeps, nor
+/// [`MmapWriteLockedVma::start_write`](super::virt::MmapWriteLockedVma::start_write).
 ///
 /// # Invariants
 ///
-/// The task that made it may sleep for as long as it exists, but inside a walk's visitor (which
-/// the mutable borrow keeps it out of).
+/// Its creator promised that the task may sleep wherever the value can be used by
+/// `kernel::mm`, but inside a walk's visitor (which the mutable borrow keeps it out of). It is
+/// that promise only: nothing stops safe code from taking a spinlock of its own beside it and
+/// then calling a sleeping operation of `kernel::mm`, as nothing stops it from calling any
+/// other sleeping kernel function there (`might_sleep()` and klint's business).
 pub struct MaySleep {
     _not_send: NotThreadSafe,
 }
@@ -225,6 +241,14 @@ impl<'v> RangeWalk<'v> {
     #[inline]
     pub fn is_done(&self) -> bool {
         self.addr >= self.end
+    }
+
+    /// The task's [`MaySleep`] the walk holds, lent between walks: for a sleeping operation
+    /// such as [`MmapWriteLockedVma::start_write`](super::virt::MmapWriteLockedVma::start_write).
+    /// The borrow of the walk keeps [`Self::walk`], and so every visitor, away meanwhile.
+    #[inline]
+    pub fn may_sleep(&mut self) -> &mut MaySleep {
+        self._may_sleep
     }
 
     /// Walks from [`Self::addr`] to the range's end, handing every entry that is not none to
@@ -330,9 +354,11 @@ impl<'v> RangeWalk<'v> {
                 ptl,
                 _not_send: NotThreadSafe,
             };
-            // At most the rest of the table: `next` is above `self.addr` and at most the end of
-            // the PMD's range (the caller), so neither this nor the addresses below wrap.
-            let nr = (next.wrapping_sub(self.addr) / PAGE_SIZE).min(PTRS_PER_PTE);
+            // At most the rest of the table from `self.addr` (`PTRS_PER_PTE - pte_index()`):
+            // `next` is above `self.addr` and at most the end of the PMD's range (the caller),
+            // so neither this nor the addresses below wrap.
+            let rest = PTRS_PER_PTE - ((self.addr / PAGE_SIZE) & (PTRS_PER_PTE - 1));
+            let nr = (next.wrapping_sub(self.addr) / PAGE_SIZE).min(rest);
             for i in 0..nr {
                 // SAFETY: Entry `i` from `self.addr` lies in the mapped, locked table (`nr`
                 // above).
@@ -364,8 +390,9 @@ impl<'v> RangeWalk<'v> {
 ///
 /// # Invariants
 ///
-/// `walk.addr` is page-aligned and below `walk.end`: a page of the walk's VMA; no PTE lock of
-/// the walk is held, and the walk holds its task's [`MaySleep`], so the task may sleep.
+/// `walk.addr` is page-aligned and below `walk.end`: a page of the walk's VMA (no hugetlb VMA,
+/// and `exit_mmap()` cannot start: the [`MmapLockedVma`] contract); no PTE lock of the walk is
+/// held, and the walk holds its task's [`MaySleep`], so the task may sleep.
 pub struct Stopped<'w, 'v> {
     walk: &'w mut RangeWalk<'v>,
 }
@@ -388,8 +415,11 @@ impl Stopped<'_, '_> {
         // SAFETY: The task may sleep (type invariants).
         unsafe { bindings::mm_rs_cond_resched() };
         // SAFETY: The address is a page of the VMA (type invariants), whose mmap lock is held
-        // ('v); the task may sleep (`MaySleep`, held by the walk, and no PTE lock held). Without
-        // FAULT_FLAG_ALLOW_RETRY the fault returns with the mmap lock still held.
+        // ('v) and whose mm cannot start `exit_mmap()` meanwhile (the `MmapLockedVma`
+        // contract: an `mm_users` reference, or KSM's current scan slot, which `__ksm_exit()`
+        // serialises with the mmap write lock), so nothing zaps or frees the page tables the
+        // fault walks; the task may sleep (`MaySleep`, held by the walk, and no PTE lock held).
+        // Without FAULT_FLAG_ALLOW_RETRY the fault returns with the mmap lock still held.
         unsafe { bindings::mm_rs_ksm_unshare_fault(self.walk.vma.as_ptr(), self.walk.addr) }
     }
 
