@@ -195,6 +195,26 @@ static void expect_sparse_data(struct kunit *test, unsigned long base)
 }
 
 /*
+ * Whether every present entry of the blocks carries the contiguous bit
+ * (arm64 with contpte, as Debian's arm64 kernel maps a 64K mTHP), or none.
+ */
+static void expect_cont(struct kunit *test, unsigned long base, bool cont, bool rust)
+{
+	pte_t *ptes = kunit_kcalloc(test, U_NR, sizeof(*ptes), GFP_KERNEL);
+	int b, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ptes);
+	for (b = 0; b < U_BLOCKS; b++) {
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(current->mm, base + b * U_NR * PAGE_SIZE,
+							ptes, U_NR));
+		for (i = 0; i < U_NR; i++)
+			if (pte_present(ptes[i]))
+				KUNIT_EXPECT_EQ_MSG(test, mm_rs_pte_cont(ptes[i]), cont,
+						    "rust %d: block %d, entry %d", rust, b, i);
+	}
+}
+
+/*
  * Sparse access, on the Rust and on the C fault path: the shrinker splits
  * every block's mTHP, maps its zero-filled pages to the zero page and frees
  * them; what is left resident is the one page written in each block, and
@@ -216,6 +236,7 @@ static void sparse_split_gives_back(struct kunit *test)
 		counts_get(&c1);
 		KUNIT_ASSERT_EQ_MSG(test, c1.alloc - c0.alloc, U_BLOCKS, "rust %d", rust);
 		KUNIT_ASSERT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS * U_NR);
+		expect_cont(test, base, mm_rs_cont_order(U_ORDER), rust);
 
 		shrink();
 		counts_get(&c1);
@@ -225,6 +246,8 @@ static void sparse_split_gives_back(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, c1.zero_pages - c0.zero_pages, U_BLOCKS * (U_NR - 1));
 		expect_sparse_data(test, base);
 		KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS);
+		/* Split and remapped page by page: no contiguous entry is left. */
+		expect_cont(test, base, false, rust);
 		KUNIT_ASSERT_EQ(test, vm_munmap(base, U_LEN), 0);
 		if (!rust)
 			break;

@@ -220,6 +220,14 @@ def markdown(runs):
         for u in run.get("updates", []):
             out += [f"Measured again on {u['date']} with `{u['command']}` (in-guest programs "
                     f"`{u['programs']}`): the {', '.join(u['kinds'])} figures, after {u['why']}.", ""]
+        # Kernels built before 2026-11-27 had CONFIG_BUG off (tinyconfig's EXPERT=y), and
+        # -icount ran with sleep=on: say so under every figure measured on one.
+        if max([run["date"]] + [u["date"] for u in run.get("updates", [])]) < BLIND_UNTIL:
+            out += [f"**Judged on a kernel that could not report a WARN**: measured before "
+                    f"{BLIND_UNTIL}, when the test kernels had `CONFIG_BUG` off (a WARN() printed "
+                    "nothing), no lockup detector and, on arm64, no contpte, and `-icount` ran "
+                    "with `sleep=on` (idle time followed the host's clock). Not measured again "
+                    "since: `make bench` replaces these figures.", ""]
         if s["anon"]:
             out += ["### Anonymous faults: 256 MiB touched one byte a page", "",
                     "| folio size | faults C | faults Rust | fewer than order 0 | ns/MiB C | ns/MiB Rust | Rust vs C |",
@@ -527,6 +535,11 @@ def write_run(run, paths, md):
             json.dump(run, f, indent=1)
     with open(md, "w") as f:
         f.write(markdown(load_runs()))
+
+
+# The first day the booted kernels had CONFIG_BUG and the lockup detectors
+# (docs/testing.rst, "Kernel splats and verdicts").
+BLIND_UNTIL = "2026-11-27"
 
 
 def update(arch, log, md, progs, command, why):

@@ -17,7 +17,10 @@
 # still differs from Debian's (configs/debian-diff.txt). Every flavour must
 # end with the options of configs/required.txt, or the build stops.
 # MMRS_CONFIG_ONLY=1 stops after the configuration (make lint's check),
-# MMRS_IMAGE_OUT replaces the output directory.
+# MMRS_IMAGE_OUT replaces the output directory. MMRS_PRISTINE=1 builds the
+# same flavour from the pristine Debian tree (build/linux-pristine: no
+# patches/, no mm-rs, so no Rust either) into build/image-ARCH-FLAVOUR-pristine:
+# the kernel a splat must reproduce on to be classified as the base's.
 # Prints the path of the kernel image on its last line.
 set -euo pipefail
 
@@ -29,6 +32,11 @@ flavour=${2:-test}
 mm_rs_build_lock
 T="$REPO/build/linux"
 out=${MMRS_IMAGE_OUT:-"$REPO/build/image-$arch-$flavour"}
+pristine=${MMRS_PRISTINE:-}
+if [ -n "$pristine" ]; then
+	T="$REPO/build/linux-pristine"
+	out=${MMRS_IMAGE_OUT:-"$REPO/build/image-$arch-$flavour-pristine"}
+fi
 case "$arch" in
 x86_64) karch=x86; image=arch/x86/boot/bzImage ;;
 arm64) karch=arm64; image=arch/arm64/boot/Image ;;
@@ -51,7 +59,27 @@ esac
 # required options, with MMRS_IMAGE_OUT for a directory of its own).
 [ -n "${MMRS_CONFIG_EXTRA:-}" ] && frags+=("$MMRS_CONFIG_EXTRA")
 
-"$REPO/scripts/prepare-tree.sh" >&2
+if [ -n "$pristine" ]; then
+	pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	if [ "$(cat "$T/.pristine" 2>/dev/null)" != "$pkgver" ]; then
+		echo "image: extracting the pristine linux-source-6.12 $pkgver into build/linux-pristine" >&2
+		rm -rf "$T" && mkdir -p "$T"
+		tar -xf /usr/src/linux-source-6.12.tar.xz -C "$T" --strip-components=1
+		echo "$pkgver" > "$T/.pristine"
+	fi
+	# The same fragments without what only the mm-rs tree has.
+	pf="$out.frags.d"
+	rm -rf "$pf" && mkdir -p "$pf"
+	n=0
+	for f in "${frags[@]}"; do
+		n=$((n + 1))
+		grep -vE '^(# )?CONFIG_(MM_RS|RUST)[A-Z0-9_]*[= ]' "$f" > "$pf/$n-$(basename "$f")"
+		echo '# CONFIG_RUST is not set' >> "$pf/$n-$(basename "$f")"
+	done
+	frags=("$pf"/*)
+else
+	"$REPO/scripts/prepare-tree.sh" >&2
+fi
 mkdir -p "$out"
 # The prod flavours: Debian's values of the checked areas come first.
 deb=()

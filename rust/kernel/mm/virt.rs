@@ -8,9 +8,9 @@
 //!
 //! C header: [`include/linux/mm_types.h`](srctree/include/linux/mm_types.h)
 
-use super::MmWithUser;
 #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
 use super::walk::MaySleep;
+use super::MmWithUser;
 use crate::{bindings, ffi::c_ulong, types::Opaque};
 
 pub use bindings::vm_flags_t;
