@@ -456,6 +456,42 @@ static void exec_fault_glue(struct kunit *test)
 }
 
 /*
+ * An exec folio order of 0: exec_folio_size set to one page (as on x86_64
+ * with the knob at PAGE_SIZE, or arm64 with 64K base pages, whose 64K folio
+ * is one page). The window is still the exec one (from the fault itself,
+ * ra_pages long, no asynchronous part, mmap_miss alone), at any offset, and
+ * the VMA's last pages clamp it.
+ */
+static void exec_order_zero_glue(struct kunit *test)
+{
+	static const unsigned long offsets[] = { 0, 1, 37, GLUE_PAGES - GLUE_RA, GLUE_PAGES - 1 };
+	struct glue_ctx g = {};
+	struct mm_rs_exec_ra win;
+	int i;
+
+	glue_setup(test);
+	WRITE_ONCE(mm_rs_exec_folio_order, 0);
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "1"), 1);
+	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
+		unsigned long pgoff = offsets[i];
+
+		glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
+		g.file->f_ra.mmap_miss = 5;
+		KUNIT_ASSERT_TRUE(test, mm_rs_exec_ra_window(pgoff, 0, GLUE_PAGES,
+							     GLUE_PAGES * PAGE_SIZE, GLUE_RA, 0,
+							     &win));
+		KUNIT_EXPECT_EQ_MSG(test, win.start, pgoff, "page %lu", pgoff);
+		KUNIT_EXPECT_EQ_MSG(test, win.size,
+				    min_t(unsigned long, GLUE_RA, GLUE_PAGES - pgoff),
+				    "page %lu", pgoff);
+		glue_fault(test, &g, pgoff);
+		expect_ra(test, &g, win.start, win.size, 0);
+		expect_cached(test, &g, win.start, win.start + win.size);
+		KUNIT_EXPECT_EQ_MSG(test, g.file->f_ra.mmap_miss, 5, "page %lu", pgoff);
+	}
+}
+
+/*
  * A page-cache hit of an exec fault on a folio marked PG_readahead (here by
  * a read-around of the same file through a mapping without PROT_EXEC): fault
  * around skips the marked folio, so filemap_fault() finds it and calls
@@ -552,6 +588,7 @@ static struct kunit_case exec_ra_cases[] = {
 	KUNIT_CASE(knob_values),
 	KUNIT_CASE(exec_fault_glue),
 	KUNIT_CASE(exec_hit_on_readahead_mark),
+	KUNIT_CASE(exec_order_zero_glue),
 	KUNIT_CASE(exec_ra_switch),
 	{}
 };

@@ -291,7 +291,11 @@ struct fault_watch {
 	struct kprobe kp;
 	struct mm_struct *mm;
 	atomic_t faults, unlocked;
+	int signal_after;	/* raise a signal as the Nth unshare fault starts */
 };
+
+/* unmerge()'s signal_after for the next unmerge; 0 for none. */
+static int next_signal_after;
 
 static int fault_watch_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -301,7 +305,13 @@ static int fault_watch_pre(struct kprobe *kp, struct pt_regs *regs)
 
 	if (vma->vm_mm != w->mm || !(flags & FAULT_FLAG_UNSHARE))
 		return 0;
-	atomic_inc(&w->faults);
+	/*
+	 * A signal that arrives while a KSM page is being broken, so that it is
+	 * pending when the unmerge goes on to the next address: between two KSM
+	 * pages of one table. The kprobe runs in the unmerging task.
+	 */
+	if (atomic_inc_return(&w->faults) == w->signal_after)
+		set_tsk_thread_flag(current, TIF_SIGPENDING);
 #ifdef CONFIG_PER_VMA_LOCK
 	if (READ_ONCE(vma->vm_lock_seq) != READ_ONCE(vma->vm_mm->mm_lock_seq.sequence))
 		atomic_inc(&w->unlocked);
@@ -326,6 +336,7 @@ static void unmerge(struct kunit *test, unsigned long base, bool rust, bool sign
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	w->mm = mm;
+	w->signal_after = next_signal_after;
 	w->kp.symbol_name = "handle_mm_fault";
 	w->kp.pre_handler = fault_watch_pre;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&w->kp), 0);
@@ -334,7 +345,7 @@ static void unmerge(struct kunit *test, unsigned long base, bool rust, bool sign
 	if (signal)
 		set_tsk_thread_flag(current, TIF_SIGPENDING);
 	r->ret = do_madvise(mm, base, K_LEN, MADV_UNMERGEABLE);
-	if (signal)
+	if (signal || w->signal_after)
 		clear_tsk_thread_flag(current, TIF_SIGPENDING);
 	r->rust_calls = mm_rs_probe_hits(probe);
 	unregister_kprobe(&w->kp);
@@ -452,6 +463,41 @@ static void unmerge_signal_pending(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rc->ret, -ERESTARTSYS);
 	KUNIT_EXPECT_MEMEQ(test, rc->kinds, t.want, K_PAGES);
 	KUNIT_EXPECT_EQ(test, rc->ksm_zero_global, 0);
+	KUNIT_EXPECT_EQ(test, rr->rust_calls, 1);
+	rr->rust_calls = rc->rust_calls;
+	KUNIT_EXPECT_MEMEQ(test, rr, rc, sizeof(*rr));
+}
+
+/*
+ * A signal raised while the first KSM page is broken, before the next one of
+ * the same table: 6.12 stops at the next address with -ERESTARTSYS (it checks
+ * before every address), the Rust walk at the next KSM page (it checks before
+ * each one it would break). Either way one page is broken, the rest of the
+ * range is left merged, and the two paths leave the same state.
+ */
+static void unmerge_signal_mid_table(struct kunit *test)
+{
+	struct unmerge_result *rc, *rr;
+	struct two_layouts t;
+	unsigned int i, ksm_before = 0, ksm_after = 0;
+
+	build_two_layouts(test, &t);
+	rc = t.c;
+	rr = t.r;
+	next_signal_after = 1;
+	unmerge(test, t.base_c, false, false, rc);
+	unmerge(test, t.base_r, true, false, rr);
+	next_signal_after = 0;
+
+	KUNIT_EXPECT_EQ(test, rc->ret, -ERESTARTSYS);
+	KUNIT_EXPECT_EQ(test, rc->unshare_faults, 1);
+	for (i = 0; i < K_PAGES; i++) {
+		ksm_before += t.want[i] == K_KSM;
+		ksm_after += rc->kinds[i] == K_KSM;
+	}
+	/* One broken, of the KSM pages or the KSM zero pages; the rest merged. */
+	KUNIT_EXPECT_GE(test, ksm_after + 1, ksm_before);
+	KUNIT_EXPECT_GT(test, ksm_after, 0);
 	KUNIT_EXPECT_EQ(test, rr->rust_calls, 1);
 	rr->rust_calls = rc->rust_calls;
 	KUNIT_EXPECT_MEMEQ(test, rr, rc, sizeof(*rr));
@@ -1158,6 +1204,7 @@ static struct kunit_case ksm_cases[] = {
 	KUNIT_CASE(unmerge_ksm_pages_same_as_c),
 	KUNIT_CASE(run_2_unmerges_all),
 	KUNIT_CASE(unmerge_signal_pending),
+	KUNIT_CASE(unmerge_signal_mid_table),
 	KUNIT_CASE(unmerge_fault_fails),
 	KUNIT_CASE(switch_both_ways),
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF

@@ -8,6 +8,7 @@
 
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/khugepaged.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -297,6 +298,63 @@ static int dontneed_one_pass(struct mm_struct *mm, unsigned long start,
 	ret = do_madvise(mm, start, len, MADV_DONTNEED);
 	sched_set_normal(current, 0);
 	return ret;
+}
+
+/*
+ * The PMD lock, held by another CPU for a while (with preemption off, as
+ * any holder of a spinlock), with @held set once it is taken.
+ */
+struct pmd_holder {
+	spinlock_t *ptl;	/* the PMD lock of the table zapped */
+	struct completion held;
+};
+
+static int pmd_holder_fn(void *data)
+{
+	struct pmd_holder *h = data;
+
+	spin_lock(h->ptl);
+	complete(&h->held);
+	mdelay(1000);
+	spin_unlock(h->ptl);
+	return 0;
+}
+
+/*
+ * The fast path refused: the PMD lock is busy when the pass ends (another
+ * CPU holds it), so the trylock under the PTE lock fails, and the table
+ * must still go, on the slow path, once the holder lets go. Needs split PTE
+ * locks and a second CPU (the KUnit kernels have both).
+ */
+static void pmd_lock_busy_takes_slow_path(struct kunit *test)
+{
+	unsigned long base = map_tables(test, 2);
+	struct mm_struct *mm = current->mm;
+	struct pmd_holder h;
+	struct task_struct *t;
+	struct pt_counts c0, c1;
+
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2);
+	KUNIT_ASSERT_EQ(test, touch(base, PMD_SIZE, 7), 0);
+	KUNIT_ASSERT_TRUE(test, has_pte_table(mm, base));
+	KUNIT_ASSERT_TRUE(test, split_ptlocks(mm, base));
+	h.ptl = pmd_lockptr(mm, mm_find_pmd(mm, base));
+	init_completion(&h.held);
+	t = kthread_create(pmd_holder_fn, &h, "mm_rs_pmd_holder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpumask_any_but(cpu_online_mask, raw_smp_processor_id()));
+	get_task_struct(t);
+	pt_counts_get(&c0);
+	wake_up_process(t);
+	wait_for_completion(&h.held);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_DONTNEED), 0);
+	kthread_stop(t);
+	put_task_struct(t);
+	pt_counts_get(&c1);
+	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_EQ(test, c1.fast - c0.fast, 0);
+	KUNIT_EXPECT_EQ(test, c1.slow - c0.slow, 1);
+	KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 0), 0);
 }
 
 /* A whole table and one page more: the table goes, the next one stays. */
@@ -1307,6 +1365,7 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(count_live_entries),
 	KUNIT_CASE(detached_free_other_mm_refused),
 	KUNIT_CASE(dontneed_frees_whole_table),
+	KUNIT_CASE(pmd_lock_busy_takes_slow_path),
 	KUNIT_CASE(switch_off_keeps_table),
 	KUNIT_CASE(uffd_armed_vma_keeps_tables),
 	KUNIT_CASE(partial_zap_keeps_table),

@@ -254,6 +254,51 @@ static void sparse_split_gives_back(struct kunit *test)
 	}
 }
 
+/*
+ * Where a used page's one non-zero byte sits, by position class: the first
+ * and the last byte of the page, of its middle, and of words at each end. A
+ * page is zero-filled only if every byte is zero, wherever the data is: each
+ * block's written page stays resident with its byte, the other 15 pages are
+ * counted and mapped to the zero page.
+ */
+static const unsigned long byte_offsets[] = {
+	0, 1, 7, 8, 15, 16, 63, 64, PAGE_SIZE / 2 - 1, PAGE_SIZE / 2,
+	PAGE_SIZE / 2 + 7, PAGE_SIZE - 16, PAGE_SIZE - 9, PAGE_SIZE - 8, PAGE_SIZE - 2,
+	PAGE_SIZE - 1,
+};
+
+static void byte_anywhere_kept(struct kunit *test)
+{
+	unsigned long base = map_blocks(test);
+	char *page = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct u_counts c0, c1;
+	int b;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	counts_get(&c0);
+	for (b = 0; b < U_BLOCKS; b++) {
+		unsigned long off = byte_offsets[b % ARRAY_SIZE(byte_offsets)];
+		char __user *p = (char __user *)(sparse_page(base, b) + off);
+
+		KUNIT_ASSERT_EQ(test, put_user((char)0xa5, p), 0);
+	}
+	shrink();
+	counts_get(&c1);
+	KUNIT_EXPECT_EQ(test, c1.split - c0.split, U_BLOCKS);
+	KUNIT_EXPECT_EQ(test, c1.zero_pages - c0.zero_pages, U_BLOCKS * (U_NR - 1));
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS);
+	for (b = 0; b < U_BLOCKS; b++) {
+		unsigned long off = byte_offsets[b % ARRAY_SIZE(byte_offsets)];
+
+		KUNIT_ASSERT_EQ(test, copy_from_user(page, (void __user *)sparse_page(base, b),
+						     PAGE_SIZE), 0);
+		KUNIT_EXPECT_EQ_MSG(test, page[off], (char)0xa5, "block %d, offset %lu", b, off);
+		page[off] = 0;
+		KUNIT_EXPECT_PTR_EQ_MSG(test, memchr_inv(page, 0, PAGE_SIZE), NULL,
+					"block %d, offset %lu: other bytes", b, off);
+	}
+}
+
 /* Every page of every block written: nothing is underused, nothing split. */
 static void dense_not_split(struct kunit *test)
 {
@@ -458,6 +503,7 @@ static struct kunit_case underused_cases[] = {
 	KUNIT_CASE(verdict_each_order),
 	KUNIT_CASE(sparse_split_gives_back),
 	KUNIT_CASE(dense_not_split),
+	KUNIT_CASE(byte_anywhere_kept),
 	KUNIT_CASE(threshold_edge),
 	KUNIT_CASE(default_max_none_keeps_all),
 	KUNIT_CASE(pinned_left_alone),
