@@ -214,6 +214,8 @@ void mm_rs_anon_auto_decide_test(unsigned long *state, unsigned long page,
 void mm_rs_anon_auto_mapped_test(unsigned long *state, unsigned long page,
 				 unsigned int order,
 				 const struct mm_rs_auto_choice *choice);
+/* auto's failure memory: 0 forget all, 1 fail, 2 success, 3 cap, 4 entry bits */
+u32 mm_rs_anon_auto_fail_test(int node, int op, unsigned int order);
 #endif
 
 /* mm/mm_rs/anon/fault.rs */

@@ -7,6 +7,7 @@
  * faults), and both policies on real faults in the test mm.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
@@ -47,6 +48,8 @@ static void policy_test_exit(struct kunit *test)
 	mm_rs_anon_order_policy_store(c->saved_policy);
 	mm_rs_knobs_set(&c->saved);
 	mm_rs_paths_set(&c->saved_paths);
+	/* No test leaves auto's failure memory to the next. */
+	mm_rs_anon_auto_fail_test(0, 0, 0);
 }
 
 /* The switch takes exactly its three names; anything else changes nothing. */
@@ -712,6 +715,152 @@ static void auto_faults(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, folio_order_at(a), 0);
 }
 
+/* auto's failure memory, through mm_rs_anon_auto_fail_test(). */
+enum { FAIL_FORGET, FAIL_FAIL, FAIL_OK, FAIL_CAP, FAIL_BITS };
+
+static unsigned int fail_op(int node, int op, unsigned int order)
+{
+	return mm_rs_anon_auto_fail_test(node, op, order);
+}
+
+/*
+ * The failure memory's states, as a table of outcomes: what auto asks for
+ * (the cap of the order density chose) after each answer of the allocator.
+ * Not after a single unlucky fault, nor three in a row; from the fourth in a
+ * row, the order is passed over for a backoff (16 faults that would ask for
+ * it), tried once, and on another failure passed over twice as long, up to
+ * 1024; a success forgets at once; nodes are apart, and each order is.
+ */
+static void auto_fail_memory_table(struct kunit *test)
+{
+	unsigned int bits;
+	int i, r;
+
+	fail_op(0, FAIL_FORGET, 0);
+	for (i = 0; i < 3; i++)
+		fail_op(0, FAIL_FAIL, 4);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 4);
+	/* A success in between starts the count again. */
+	fail_op(0, FAIL_OK, 4);
+	for (i = 0; i < 3; i++)
+		fail_op(0, FAIL_FAIL, 4);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 4);
+	fail_op(0, FAIL_FAIL, 4);
+	for (r = 0; r < 3; r++) {
+		for (i = 0; i < (16 << r); i++)
+			KUNIT_EXPECT_EQ_MSG(test, fail_op(0, FAIL_CAP, 4), 3,
+					    "round %d, fault %d", r, i);
+		/* The try after the backoff. */
+		KUNIT_EXPECT_EQ_MSG(test, fail_op(0, FAIL_CAP, 4), 4, "round %d", r);
+		/* Other nodes know nothing of it, nor does order 3. */
+		KUNIT_EXPECT_EQ(test, fail_op(1, FAIL_CAP, 4), 4);
+		KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 3), 3);
+		fail_op(0, FAIL_FAIL, 4);
+	}
+	/* A success forgets, mid-backoff too. */
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 3);
+	fail_op(0, FAIL_OK, 4);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_BITS, 4), 0);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 4);
+
+	/* Two orders given up: both passed over; every mTHP order: order 0. */
+	for (i = 0; i < 4; i++) {
+		fail_op(0, FAIL_FAIL, 4);
+		fail_op(0, FAIL_FAIL, 3);
+	}
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 2);
+	for (i = 0; i < 4; i++)
+		fail_op(0, FAIL_FAIL, 2);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 0);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 0), 0);
+
+	/* The backoff stops doubling at 1024 faults. */
+	fail_op(0, FAIL_FORGET, 0);
+	for (i = 0; i < 20; i++)
+		fail_op(0, FAIL_FAIL, 4);
+	bits = fail_op(0, FAIL_BITS, 4);
+	KUNIT_EXPECT_EQ(test, bits >> 8, 1024);
+	KUNIT_EXPECT_EQ(test, (bits >> 4) & 0xf, 10);
+	fail_op(0, FAIL_FORGET, 0);
+}
+
+static unsigned long policy_alloc_fail_orders;
+
+static struct folio *policy_alloc_failing(gfp_t gfp, int order, struct vm_area_struct *vma,
+					  unsigned long addr)
+{
+	if (order < BITS_PER_LONG && (policy_alloc_fail_orders & BIT(order)))
+		return NULL;
+	return vma_alloc_folio(gfp, order, vma, addr, true);
+}
+
+/* Pages of [@base, @base + @len) in folios of @order. */
+static unsigned long pages_in_order(unsigned long base, unsigned long len, int order)
+{
+	unsigned long a, n = 0;
+
+	for (a = base; a < base + len; a += PAGE_SIZE)
+		n += folio_order_at(a) == order;
+	return n;
+}
+
+/*
+ * auto on real faults against an allocator that cannot supply the largest
+ * order (a static stub fails it): a dense touch of 1 MiB first pays for that
+ * order a few times, then stops asking for it and maps the next one down,
+ * where the mthp policy with that size enabled pays at every block. Once the
+ * allocator can supply it again, auto gets it back within its backoff: a
+ * dense touch of 8 MiB more is mostly in folios of that order.
+ */
+static void auto_fail_real_faults(struct kunit *test)
+{
+	const unsigned int max = mm_rs_anon_auto_max_order_test(ARCH_PTE_ORDER, false);
+	const unsigned long blocks = SZ_1M >> (PAGE_SHIFT + max);
+	struct policy_ctx *c = test->priv;
+	struct thp_knobs k = { .tpf = c->saved.tpf, .always = BIT(max) };
+	unsigned long base, f0, tries;
+
+	KUNIT_ASSERT_GE(test, max, FIRST_ORDER + 1);
+	mm_rs_paths_all(true);
+	fail_op(0, FAIL_FORGET, 0);
+	kunit_activate_static_stub(test, mm_rs_fault_alloc_folio, policy_alloc_failing);
+	policy_alloc_fail_orders = BIT(max);
+
+	/* mthp with that size always: the first fault of every block tries it. */
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("mthp"), 0);
+	mm_rs_knobs_set(&k);
+	base = mm_rs_map_anon(test, SZ_1M);
+	KUNIT_ASSERT_NE(test, base, 0);
+	f0 = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK);
+	KUNIT_ASSERT_EQ(test, touch_every(base, SZ_1M, PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK) - f0, blocks);
+	mm_rs_knobs_set(&c->saved);
+
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("auto"), 0);
+	knobs_global(test, GLOBAL_MADVISE);
+	base = mm_rs_map_anon(test, SZ_1M);
+	KUNIT_ASSERT_NE(test, base, 0);
+	f0 = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK);
+	KUNIT_ASSERT_EQ(test, touch_every(base, SZ_1M, PAGE_SIZE), 0);
+	tries = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK) - f0;
+	kunit_info(test, "auto, order %u failing: %lu tries of it in %lu blocks; %lu pages in order %u",
+		   max, tries, blocks, pages_in_order(base, SZ_1M, max - 1), max - 1);
+	/* The threshold, then one try per backoff (16, 32, 64 faults that ask for it). */
+	KUNIT_EXPECT_GE(test, tries, 4);
+	KUNIT_EXPECT_LE(test, tries, 7);
+	KUNIT_EXPECT_GE(test, pages_in_order(base, SZ_1M, max - 1) * 2, SZ_1M >> PAGE_SHIFT);
+
+	/* The allocator recovers: so does auto, within the backoff. */
+	policy_alloc_fail_orders = 0;
+	base = mm_rs_map_anon(test, SZ_8M);
+	KUNIT_ASSERT_NE(test, base, 0);
+	KUNIT_ASSERT_EQ(test, touch_every(base, SZ_8M, PAGE_SIZE), 0);
+	kunit_info(test, "recovered: %lu of %lu pages in order %u",
+		   pages_in_order(base, SZ_8M, max), SZ_8M >> PAGE_SHIFT, max);
+	KUNIT_EXPECT_GE(test, pages_in_order(base, SZ_8M, max) * 2, SZ_8M >> PAGE_SHIFT);
+	fail_op(0, FAIL_FORGET, 0);
+}
+
 static void auto_events_get(struct auto_events *e)
 {
 	e->probe = mm_rs_vm_event(MM_RS_ANON_AUTO_PROBE);
@@ -842,6 +991,8 @@ static struct kunit_case anon_policy_cases[] = {
 	KUNIT_CASE(auto_patterns_modelled),
 	KUNIT_CASE(arch_faults),
 	KUNIT_CASE(auto_faults),
+	KUNIT_CASE(auto_fail_memory_table),
+	KUNIT_CASE(auto_fail_real_faults),
 	KUNIT_CASE(mthp_ignores_hint),
 	KUNIT_CASE(auto_events_real_faults),
 	{}

@@ -133,6 +133,18 @@ pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>) -> AnonFolio<'a> {
 /// back to the lower ones.
 #[inline(always)]
 pub(crate) fn alloc_orders<'a>(vmf: &mut VmFault<'a>, orders: FaultOrders<'a>) -> AnonFolio<'a> {
+    alloc_orders_seen(vmf, orders, |_, _| {})
+}
+
+/// As [`alloc_orders`], telling `seen` of every order given up and why, as the mTHP
+/// statistics count it (`anon_fault_fallback_charge` first where the charge failed, then
+/// `anon_fault_fallback` for every order given up).
+#[inline(always)]
+pub(crate) fn alloc_orders_seen<'a>(
+    vmf: &mut VmFault<'a>,
+    orders: FaultOrders<'a>,
+    mut seen: impl FnMut(u32, MthpStat),
+) -> AnonFolio<'a> {
     if orders.is_empty() {
         return AnonFolio::Fallback;
     }
@@ -152,7 +164,11 @@ pub(crate) fn alloc_orders<'a>(vmf: &mut VmFault<'a>, orders: FaultOrders<'a>) -
     }
     let gfp = vma_thp_gfp_mask(vmf.vma());
     let mut src = FaultFolios { vmf, gfp, orders };
-    match alloc_walk(&mut src, orders.orders(), count_mthp_stat) {
+    let count = |order, stat| {
+        count_mthp_stat(order, stat);
+        seen(order, stat);
+    };
+    match alloc_walk(&mut src, orders.orders(), count) {
         Some(folio) => AnonFolio::Large(folio),
         None => AnonFolio::Fallback,
     }

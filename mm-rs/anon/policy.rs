@@ -15,20 +15,25 @@
 //!   neighbours get touched: if the next fault is the probe's neighbour the VMA is dense and gets
 //!   the largest order; if it skips ahead the VMA is sparse and gets order 0. Bounded by the
 //!   eligibility of `arch`, and by its 64K cap (or the arch order, if larger, where the VMA
-//!   opted in to THP).
+//!   opted in to THP). Density decides first; then `auto` caps that order by what the page
+//!   allocator could supply lately on the faulting CPU's node ([`FailEntry`]): an order whose
+//!   allocation failed [`FAIL_THRESHOLD`] times in a row is skipped, and tried again after a
+//!   backoff that doubles with each failed try, so a fragmented node stops paying for orders it
+//!   cannot give, and gets them back once it can.
 //!
 //! Every policy only chooses the orders to try; which of them fit the VMA and have no populated
 //! entry, the allocation, the charge and the fallback are common ([`super::alloc`]).
 
-use super::alloc::{alloc_orders, AnonFolio};
-use core::sync::atomic::{AtomicI32, Ordering::Relaxed};
+use super::alloc::{alloc_orders, alloc_orders_seen, AnonFolio};
+use core::sync::atomic::{AtomicI32, AtomicU32, Ordering::Relaxed};
 use kernel::bindings;
 use kernel::error::code::EINVAL;
 use kernel::ffi::c_int;
 use kernel::mm::{
     fault::VmFault,
+    numa_node_id,
     order::OrderSet,
-    thp::{AnonThpKnobs, PMD_ORDER, THP_ORDERS_ALL_ANON},
+    thp::{AnonThpKnobs, MthpStat, PMD_ORDER, THP_ORDERS_ALL_ANON},
     virt::{flags, VmaRef},
     vmstat::{count_vm_event, VmEvent},
 };
@@ -113,15 +118,163 @@ pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>, policy: Policy) -> Ano
     if choice.probe {
         count_vm_event(VmEvent::AnonAutoProbe);
     }
-    let orders = vmf.suitable_orders(auto_orders(choice.order));
-    let folio = alloc_orders(vmf, orders);
+    // Density chose; what the node could supply lately caps it.
+    let node = numa_node_id();
+    let order = if choice.order > 0 {
+        fail_cap(node, choice.order)
+    } else {
+        0
+    };
+    let orders = vmf.suitable_orders(auto_orders(order));
+    // Only the allocator's failures are learnt: a charge that fails says the memcg is at its
+    // limit, which reclaim may change at once, not that the node is fragmented.
+    let mut charge_failed = OrderSet::EMPTY;
+    let folio = alloc_orders_seen(vmf, orders, |o, stat| match stat {
+        MthpStat::AnonFaultFallbackCharge => charge_failed = charge_failed.or(OrderSet::single(o)),
+        MthpStat::AnonFaultFallback if !charge_failed.contains(o) => fail_record(node, o, false),
+        _ => {}
+    });
     let mapped = match &folio {
         AnonFolio::Large(folio) => folio.order(),
         AnonFolio::Fallback | AnonFolio::Retry => 0,
     };
+    if mapped > 0 {
+        fail_record(node, mapped, true);
+    }
     state.mapped(page, mapped, &choice);
     vmf.vma().set_anon_order_hint(state.to_words());
     folio
+}
+
+/// Consecutive allocation failures of an order on a node before `auto` stops asking for it: one
+/// unlucky fault (a momentary shortage another CPU's free will end) does not count.
+pub(crate) const FAIL_THRESHOLD: u8 = 4;
+/// The first backoff's exponent: an order given up is skipped by the next `1 << 4` faults that
+/// would have asked for it, then tried once.
+const FAIL_BACKOFF_MIN: u8 = 4;
+/// The largest backoff's exponent: an order is tried at least once every 1024 faults that
+/// would ask for it (16 MiB of 64K folios asked for in halves, at most), so none starves for
+/// long once the allocator could supply it.
+const FAIL_BACKOFF_MAX: u8 = 10;
+/// Nodes kept apart; a node beyond shares the entries of `node % FAIL_NODES` (a hint only).
+const FAIL_NODES: usize = 64;
+/// Orders kept: every order below `PMD_ORDER` (at most 15 with 4K pages on 64-bit).
+const FAIL_ORDERS: usize = 16;
+
+/// What `auto` remembers of the page allocator's recent answers for one order on one node,
+/// packed into a `u32` so that it is read and written with one atomic access, without a lock.
+/// Faults on several CPUs of a node may race on it and lose an update: the entry is a hint, a
+/// lost update only delays learning or forgetting by one fault, and every order still goes
+/// through the allocator, which decides.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FailEntry {
+    /// Allocation failures in a row (saturating at 15).
+    fails: u8,
+    /// The exponent of the next backoff.
+    backoff: u8,
+    /// Faults that are still to skip this order before it is tried again.
+    skip: u16,
+}
+
+impl FailEntry {
+    /// Unpacks an entry.
+    #[inline]
+    pub(crate) fn from_bits(b: u32) -> Self {
+        Self {
+            fails: (b & 0xf) as u8,
+            backoff: ((b >> 4) & 0xf) as u8,
+            skip: (b >> 8) as u16,
+        }
+    }
+
+    /// Packs an entry.
+    #[inline]
+    pub(crate) fn bits(self) -> u32 {
+        u32::from(self.fails & 0xf) | u32::from(self.backoff & 0xf) << 4 | u32::from(self.skip) << 8
+    }
+
+    /// Whether a fault must skip the order now; counts the skip.
+    #[inline]
+    pub(crate) fn take_skip(&mut self) -> bool {
+        if self.skip == 0 {
+            return false;
+        }
+        self.skip = self.skip.saturating_sub(1);
+        true
+    }
+
+    /// The allocator could not supply the order: after [`FAIL_THRESHOLD`] failures in a row,
+    /// skip it for the next backoff, and double the backoff for the time after.
+    #[inline]
+    pub(crate) fn failed(&mut self) {
+        self.fails = self.fails.saturating_add(1).min(15);
+        if self.fails >= FAIL_THRESHOLD {
+            let exp = self.backoff.clamp(FAIL_BACKOFF_MIN, FAIL_BACKOFF_MAX);
+            self.skip = 1u16.checked_shl(u32::from(exp)).unwrap_or(u16::MAX);
+            self.backoff = exp.saturating_add(1).min(FAIL_BACKOFF_MAX);
+        }
+    }
+
+    /// The allocator supplied the order: forget every failure.
+    #[inline]
+    pub(crate) fn succeeded(&mut self) {
+        *self = Self::default();
+    }
+}
+
+/// An entry of the table, all zero (no failure known).
+#[expect(clippy::declare_interior_mutable_const)]
+const FAIL_ZERO: AtomicU32 = AtomicU32::new(0);
+/// A node's row of the table.
+#[expect(clippy::declare_interior_mutable_const)]
+const FAIL_ROW: [AtomicU32; FAIL_ORDERS] = [FAIL_ZERO; FAIL_ORDERS];
+/// The failure memory: one [`FailEntry`] per node (folded into [`FAIL_NODES`]) and order.
+static FAIL: [[AtomicU32; FAIL_ORDERS]; FAIL_NODES] = [FAIL_ROW; FAIL_NODES];
+
+/// The entry of `order` on `node`, if the table keeps that order.
+#[inline]
+fn fail_slot(node: usize, order: u32) -> Option<&'static AtomicU32> {
+    FAIL.get(node % FAIL_NODES)?
+        .get(usize::try_from(order).ok()?)
+}
+
+/// The largest order at or below `order` that `auto` asks for on `node`: the orders being
+/// skipped (each skip counted) are passed down to the next mTHP order, and to 0 if every one
+/// is (order 1 is no anonymous folio's).
+#[inline]
+pub(crate) fn fail_cap(node: usize, order: u32) -> u32 {
+    let mut o = order;
+    while o >= 2 {
+        let Some(slot) = fail_slot(node, o) else {
+            return o;
+        };
+        let mut e = FailEntry::from_bits(slot.load(Relaxed));
+        if !e.take_skip() {
+            return o;
+        }
+        slot.store(e.bits(), Relaxed);
+        o = o.saturating_sub(1);
+    }
+    0
+}
+
+/// Records the allocator's answer for `order` on `node`: supplied (`ok`) or not.
+#[inline]
+pub(crate) fn fail_record(node: usize, order: u32, ok: bool) {
+    let Some(slot) = fail_slot(node, order) else {
+        return;
+    };
+    let mut e = FailEntry::from_bits(slot.load(Relaxed));
+    if ok {
+        if e == FailEntry::default() {
+            // The common case, unfragmented: no store, no cache line made dirty.
+            return;
+        }
+        e.succeeded();
+    } else {
+        e.failed();
+    }
+    slot.store(e.bits(), Relaxed);
 }
 
 /// `PAGE_ALLOC_COSTLY_ORDER`: the RFC's default, and its first fallback.
@@ -499,8 +652,37 @@ pub unsafe extern "C" fn mm_rs_anon_auto_mapped_test(
     *words = st.to_words();
 }
 
+/// KUnit entry for the failure memory of `auto`: `op` 0 forgets everything, 1 records a failure
+/// of `order` on `node`, 2 a success, 3 returns [`fail_cap`] of `order`, 4 the entry's bits.
+#[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+#[no_mangle]
+pub extern "C" fn mm_rs_anon_auto_fail_test(node: c_int, op: c_int, order: u32) -> u32 {
+    let node = usize::try_from(node).unwrap_or(0);
+    match op {
+        0 => {
+            for row in &FAIL {
+                for slot in row {
+                    slot.store(0, Relaxed);
+                }
+            }
+            0
+        }
+        1 => {
+            fail_record(node, order, false);
+            0
+        }
+        2 => {
+            fail_record(node, order, true);
+            0
+        }
+        3 => fail_cap(node, order),
+        _ => fail_slot(node, order).map_or(u32::MAX, |s| s.load(Relaxed)),
+    }
+}
+
 #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
 export_check!(
+    mm_rs_anon_auto_fail_test,
     mm_rs_anon_arch_orders_test,
     mm_rs_anon_auto_max_order_test,
     mm_rs_anon_rfc_eligible_test,

@@ -35,6 +35,12 @@
 #define __rust_helper
 #endif
 
+/* The NUMA node of the CPU the caller runs on (a hint: it may migrate). */
+__rust_helper int rust_helper_mm_rs_numa_node_id(void)
+{
+	return numa_node_id();
+}
+
 __rust_helper bool rust_helper_mm_rs_vma_is_temporary_stack(struct vm_area_struct *vma)
 {
 	return vma_is_temporary_stack(vma);

@@ -36,6 +36,15 @@ pub mod vmstat;
 #[cfg(CONFIG_MM_RS_KSM_UNMERGE)]
 pub mod walk;
 
+/// The NUMA node of the CPU the caller runs on (`numa_node_id()`); 0 without NUMA. The caller
+/// may be migrated right after, so it is a hint, as for an allocation's preferred node.
+#[inline]
+pub fn numa_node_id() -> usize {
+    // SAFETY: The helper reads the CPU's node (`raw_cpu_read()`); it has no requirement.
+    let nid = unsafe { bindings::mm_rs_numa_node_id() };
+    usize::try_from(nid).unwrap_or(0)
+}
+
 /// Zero-sized marker of a type that must stay on the thread that made it (neither `Send` nor
 /// `Sync`), as mainline's `kernel::types::NotThreadSafe` (which 6.12 does not have): the lock
 /// guards, since a spinlock is released by the task that took it (and a PTE table mapped with
