@@ -805,6 +805,18 @@ static unsigned long pages_in_order(unsigned long base, unsigned long len, int o
 }
 
 /*
+ * @len bytes aligned to @align in a fresh anonymous mapping, with room
+ * before and after, so that its blocks are whole and nothing merges into it.
+ */
+static unsigned long aligned_area(struct kunit *test, unsigned long len, unsigned long align)
+{
+	unsigned long base = mm_rs_map_anon(test, len + 2 * align);
+
+	KUNIT_ASSERT_NE(test, base, 0);
+	return ALIGN(base, align);
+}
+
+/*
  * auto on real faults against an allocator that cannot supply the largest
  * order (a static stub fails it): a dense touch of 1 MiB first pays for that
  * order a few times, then stops asking for it and maps the next one down,
@@ -815,7 +827,8 @@ static unsigned long pages_in_order(unsigned long base, unsigned long len, int o
 static void auto_fail_real_faults(struct kunit *test)
 {
 	const unsigned int max = mm_rs_anon_auto_max_order_test(ARCH_PTE_ORDER, false);
-	const unsigned long blocks = SZ_1M >> (PAGE_SHIFT + max);
+	const unsigned long block = PAGE_SIZE << max;
+	const unsigned long blocks = SZ_1M / block;
 	struct policy_ctx *c = test->priv;
 	struct thp_knobs k = { .tpf = c->saved.tpf, .always = BIT(max) };
 	unsigned long base, f0, tries;
@@ -829,8 +842,7 @@ static void auto_fail_real_faults(struct kunit *test)
 	/* mthp with that size always: the first fault of every block tries it. */
 	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("mthp"), 0);
 	mm_rs_knobs_set(&k);
-	base = mm_rs_map_anon(test, SZ_1M);
-	KUNIT_ASSERT_NE(test, base, 0);
+	base = aligned_area(test, SZ_1M, block);
 	f0 = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK);
 	KUNIT_ASSERT_EQ(test, touch_every(base, SZ_1M, PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK) - f0, blocks);
@@ -838,8 +850,7 @@ static void auto_fail_real_faults(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("auto"), 0);
 	knobs_global(test, GLOBAL_MADVISE);
-	base = mm_rs_map_anon(test, SZ_1M);
-	KUNIT_ASSERT_NE(test, base, 0);
+	base = aligned_area(test, SZ_1M, block);
 	f0 = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK);
 	KUNIT_ASSERT_EQ(test, touch_every(base, SZ_1M, PAGE_SIZE), 0);
 	tries = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK) - f0;
@@ -852,8 +863,7 @@ static void auto_fail_real_faults(struct kunit *test)
 
 	/* The allocator recovers: so does auto, within the backoff. */
 	policy_alloc_fail_orders = 0;
-	base = mm_rs_map_anon(test, SZ_8M);
-	KUNIT_ASSERT_NE(test, base, 0);
+	base = aligned_area(test, SZ_8M, block);
 	KUNIT_ASSERT_EQ(test, touch_every(base, SZ_8M, PAGE_SIZE), 0);
 	kunit_info(test, "recovered: %lu of %lu pages in order %u",
 		   pages_in_order(base, SZ_8M, max), SZ_8M >> PAGE_SHIFT, max);
