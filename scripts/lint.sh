@@ -153,23 +153,24 @@ while read -r f _; do
 	[ -f "$src" ] || src="$T/$f"
 	cp "$src" "$dbase/$f"
 done < "$REPO/scripts/mirrors.txt"
+# drift_sees FILE SED WANT WHAT: once FILE of the base copy is edited by
+# SED, drift.py must fail and name WANT.
+drift_sees() {
+	sed -i "$2" "$dbase/$1"
+	if out=$(python3 "$REPO/scripts/drift.py" --check --base "$dbase" 2>&1) || ! grep -q "$3" <<< "$out"; then
+		echo "lint: scripts/drift.py does not see $4 (got: $out)" >&2
+		rc=1
+	fi
+}
 # A 6.12.y-style change inside do_anonymous_page(): one condition more.
-sed -i '/^static vm_fault_t do_anonymous_page(/,/^}/s/if (vma->vm_flags & VM_SHARED)/if ((vma->vm_flags \& VM_SHARED) || !vma->vm_mm)/' \
-	"$dbase/mm/memory.c"
-if out=$(python3 "$REPO/scripts/drift.py" --check --base "$dbase" 2>&1) ||
-   ! grep -q 'do_anonymous_page() changed in the base.*mm-rs/anon/fault.rs' <<< "$out"; then
-	echo "lint: scripts/drift.py does not see a changed do_anonymous_page() (got: $out)" >&2
-	rc=1
-fi
+drift_sees mm/memory.c \
+	'/^static vm_fault_t do_anonymous_page(/,/^}/s/if (vma->vm_flags & VM_SHARED)/if ((vma->vm_flags \& VM_SHARED) || !vma->vm_mm)/' \
+	'do_anonymous_page() changed in the base.*mm-rs/anon/fault.rs' 'a changed do_anonymous_page()'
 # The change 6.12.117 made to thp_underused(): pages_identical() where it
 # scanned for a non-zero byte (memchr_inv()), undone here.
-sed -i '/^static bool thp_underused(/,/^}/s/if (pages_identical(folio_page(folio, i), ZERO_PAGE(0))) {/if (!memchr_inv(page_address(folio_page(folio, i)), 0, PAGE_SIZE)) {/' \
-	"$dbase/mm/huge_memory.c"
-if out=$(python3 "$REPO/scripts/drift.py" --check --base "$dbase" 2>&1) ||
-   ! grep -q 'thp_underused() changed in the base.*mm-rs/anon/underused.rs' <<< "$out"; then
-	echo "lint: scripts/drift.py does not see 6.12.117's change to thp_underused() (got: $out)" >&2
-	rc=1
-fi
+drift_sees mm/huge_memory.c \
+	'/^static bool thp_underused(/,/^}/s/if (pages_identical(folio_page(folio, i), ZERO_PAGE(0))) {/if (!memchr_inv(page_address(folio_page(folio, i)), 0, PAGE_SIZE)) {/' \
+	'thp_underused() changed in the base.*mm-rs/anon/underused.rs' "6.12.117's change to thp_underused()"
 rm -rf "$dbase"
 # A mirror that is no longer a file (a patch renamed or split) is named too.
 dmir=$(mktemp)
