@@ -137,6 +137,6 @@ if [ -n "${MMRS_CONFIG_ONLY:-}" ]; then
 	exit 0
 fi
 
-echo "image: building $arch $flavour kernel (build/image-$arch-$flavour)" >&2
+echo "image: building $arch $flavour kernel (${out#$REPO/})" >&2
 "${mk[@]}" -j"$(nproc)" "$(basename "$image")" >&2
 echo "$out/$image"
