@@ -71,7 +71,7 @@ help:
 	@echo '                         image, build/debian-A/rootfs.erofs; rebuilt when the list changes'
 	@echo '  make shell ARCH=A [FLAVOR=F]   boot the F kernel (default test) on that userland with a root'
 	@echo '                         shell on the serial console; piped stdin is run as its input instead'
-	@echo '  make workload ARCH=A [FLAVOR=F] W=NAME [SEED=N] [SECONDS_EACH=S] [SET="mm_rs/anon_order=0 ..."]'
+	@echo '  make workload ARCH=A [FLAVOR=F] W=NAME [SEED=N] [SECONDS_EACH=S] [SET="/sys/kernel/debug/mm_rs/anon_order=0 ..."]'
 	@echo '                         run one workload there (smoke: stress-ng and trinity briefly; stress:'
 	@echo '                         stress-ng'"'"'s memory stressors --verify, then trinity on the mm system'
 	@echo '                         calls, S seconds each, 4 vCPUs; compile: gcc on a slice of the kernel'

@@ -387,10 +387,13 @@ int mm_rs_exec_folio_size_set(const char *buf);
 #ifdef CONFIG_MM_RS_KUNIT_TEST
 /*
  * mm/mm_rs/sysfs.c, for KUnit: write @val to, or read into the page @buf,
- * /sys/kernel/mm/mm_rs/@name through the file's store or show method.
+ * /sys/kernel/mm/mm_rs/@name through the file's store or show method, or
+ * the switch /sys/kernel/debug/mm_rs/@name as its file would.
  */
 ssize_t mm_rs_sysfs_write_test(const char *name, const char *val);
 ssize_t mm_rs_sysfs_read_test(const char *name, char *buf);
+ssize_t mm_rs_debugfs_write_test(const char *name, const char *val);
+ssize_t mm_rs_debugfs_read_test(const char *name, char *buf);
 
 /*
  * mm/mm_rs/fault.c, KUnit builds only: the Rust fault path's allocation and
@@ -526,6 +529,8 @@ enum mm_rs_race {
 	MM_RS_RACE_MOVE_SRC_MAPPED,
 	/* zap_pte_range(): PT reclaim's pass over, no page table lock held */
 	MM_RS_RACE_ZAP_UNLOCKED,
+	/* deferred_split_scan(): an mTHP judged underused, not split yet */
+	MM_RS_RACE_UNDERUSED_SPLIT,
 	/* the Rust range walk: a PMD read as a table, the table not mapped yet */
 	MM_RS_RACE_WALK_PMD,
 };

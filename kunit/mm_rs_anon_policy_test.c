@@ -74,6 +74,20 @@ static void policy_knob_values(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, mm_rs_anon_order_policy_load(), good[i].policy);
 		}
 	}
+
+	/*
+	 * The policy is a user's knob, in sysfs; the switches between Rust and
+	 * C are for tests and benchmarks, in debugfs only (not ABI).
+	 */
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("anon_order_policy", "mthp\n"), 5);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("anon_order_policy", "mthp"), -ENOENT);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("anon_order", "1"), -ENOENT);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("anon_order", "1\n"), 2);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("anon_order", "00000001"), -EINVAL);
+	if (IS_ENABLED(CONFIG_MM_RS_ANON_FAULT)) {
+		KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("anon_fault", "1"), -ENOENT);
+		KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("anon_fault", "1"), 1);
+	}
 }
 
 /* The RFC's arch_wants_pte_order(): arm64's contiguous-PTE block, else none. */

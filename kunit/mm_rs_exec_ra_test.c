@@ -369,7 +369,7 @@ static void glue_restore(void *data)
 	struct glue_saved *s = data;
 
 	WRITE_ONCE(mm_rs_exec_folio_order, s->order);
-	WARN_ON(mm_rs_sysfs_write_test("exec_ra", s->on ? "1" : "0") != 1);
+	WARN_ON(mm_rs_debugfs_write_test("exec_ra", s->on ? "1" : "0") != 1);
 }
 
 static void glue_setup(struct kunit *test)
@@ -399,7 +399,7 @@ static void exec_fault_glue(struct kunit *test)
 	unsigned long pgoff;
 
 	glue_setup(test);
-	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "1"), 1);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "1"), 1);
 
 	/* A miss in the middle: [32, 64) for page 37. */
 	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
@@ -471,7 +471,7 @@ static void exec_order_zero_glue(struct kunit *test)
 
 	glue_setup(test);
 	WRITE_ONCE(mm_rs_exec_folio_order, 0);
-	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "1"), 1);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "1"), 1);
 	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
 		unsigned long pgoff = offsets[i];
 
@@ -509,7 +509,7 @@ static void exec_hit_on_readahead_mark(struct kunit *test)
 	int exec;
 
 	glue_setup(test);
-	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "1"), 1);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "1"), 1);
 	for (exec = 1; exec >= 0; exec--) {
 		glue_map(test, &g, PROT_READ, 0);
 		glue_fault(test, &g, pgoff);
@@ -542,7 +542,7 @@ static void exec_hit_on_readahead_mark(struct kunit *test)
 }
 
 /*
- * The exec_ra switch in both directions, written as sysfs writes it and seen
+ * The exec_ra switch in both directions, written as debugfs writes it and seen
  * in what an exec fault reads: "0" gives 6.12's read-around and counts the
  * miss; "1" gives the exec window again. Bad values are refused.
  */
@@ -556,20 +556,23 @@ static void exec_ra_switch(struct kunit *test)
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	glue_setup(test);
-	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "0\n"), 2);
-	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_read_test("exec_ra", buf), 2);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "0\n"), 2);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_read_test("exec_ra", buf), 2);
 	KUNIT_EXPECT_STREQ(test, buf, "0\n");
-	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "-1"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "-1"), -EINVAL);
 	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
 	g.file->f_ra.mmap_miss = 5;
 	glue_fault(test, &g, pgoff);
 	expect_ra(test, &g, pgoff - GLUE_RA / 2, GLUE_RA, GLUE_RA / 4);
 	KUNIT_EXPECT_NE(test, g.file->f_ra.mmap_miss, 5);
 
-	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "1"), 1);
-	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_read_test("exec_ra", buf), 2);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "1"), 1);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_read_test("exec_ra", buf), 2);
 	KUNIT_EXPECT_STREQ(test, buf, "1\n");
-	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "yes"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "yes"), -EINVAL);
+	/* A switch between Rust and C: in debugfs, not in sysfs (ABI). */
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "1"), -ENOENT);
+	KUNIT_EXPECT_GT(test, mm_rs_sysfs_read_test("exec_folio_size", buf), 0);
 	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
 	g.file->f_ra.mmap_miss = 5;
 	KUNIT_ASSERT_TRUE(test, mm_rs_exec_ra_window(pgoff, 0, GLUE_PAGES,

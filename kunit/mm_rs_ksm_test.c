@@ -87,9 +87,9 @@ static void ksm_test_exit(struct kunit *test)
 	struct ksm_ctx *c = test->priv;
 
 	mm_rs_knobs_set(&c->saved);
-	WARN_ON(mm_rs_sysfs_write_test("ksm_unmerge", c->saved_on ? "1" : "0") != 1);
+	WARN_ON(mm_rs_debugfs_write_test("ksm_unmerge", c->saved_on ? "1" : "0") != 1);
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
-	WARN_ON(mm_rs_sysfs_write_test("ksm_unmerge_ref", "0") != 1);
+	WARN_ON(mm_rs_debugfs_write_test("ksm_unmerge_ref", "0") != 1);
 #endif
 #ifdef CONFIG_MM_RS_PT_RECLAIM
 	WARN_ON(mm_rs_sysfs_write_test("pt_reclaim", c->saved_pt ? "1" : "0") != 1);
@@ -98,7 +98,7 @@ static void ksm_test_exit(struct kunit *test)
 
 static void set_rust(struct kunit *test, bool rust)
 {
-	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge", rust ? "1" : "0"), 1);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge", rust ? "1" : "0"), 1);
 }
 
 /*
@@ -777,7 +777,7 @@ static void set_path(struct kunit *test, enum unmerge_path path)
 {
 	set_rust(test, path == PATH_RUST);
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
-	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge_ref",
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref",
 						     path == PATH_REF ? "1" : "0"), 1);
 #endif
 }
@@ -914,8 +914,9 @@ static void switch_both_ways(struct kunit *test)
 	unsigned long base;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge", "2"), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge", "x"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge", "2"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge", "x"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge", "1"), -ENOENT);
 	base = build_layout(test, 8 * PUD_SIZE);
 	unmerge(test, base, false, false, r);
 	KUNIT_EXPECT_EQ(test, r->rust_calls, 0);
@@ -1187,12 +1188,12 @@ static void unmerge_ref_same_as_c(struct kunit *test)
 {
 	struct two_layouts t;
 
-	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge_ref", "2"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref", "2"), -EINVAL);
 	build_two_layouts(test, &t);
 	unmerge(test, t.base_c, false, false, t.c);
-	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge_ref", "1"), 1);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref", "1"), 1);
 	unmerge(test, t.base_r, false, false, t.r);
-	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge_ref", "0"), 1);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref", "0"), 1);
 
 	KUNIT_EXPECT_EQ(test, t.c->ret, 0);
 	KUNIT_EXPECT_EQ(test, t.c->unshare_faults, ARRAY_SIZE(ksm_zero_at));

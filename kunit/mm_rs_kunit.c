@@ -68,13 +68,13 @@ void mm_rs_knobs_only(struct thp_knobs *k, int order, enum knob_mode mode)
 }
 
 /*
- * Sets a switch through its sysfs file's store method, as a write(2) of "1"
+ * Sets a switch of /sys/kernel/debug/mm_rs/ as a write(2) of "1"
  * or "0" does, so that every test that chooses a path goes through the store
  * in both directions; a refused write warns, which fails the run.
  */
 static void set_switch(const char *name, bool on)
 {
-	WARN_ON(mm_rs_sysfs_write_test(name, on ? "1" : "0") != 1);
+	WARN_ON(mm_rs_debugfs_write_test(name, on ? "1" : "0") != 1);
 }
 
 void mm_rs_paths_get(struct mm_rs_paths *p)

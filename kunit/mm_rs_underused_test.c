@@ -7,8 +7,10 @@
  * the C fault path.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/bitmap.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/khugepaged.h>
 #include <linux/mm_rs.h>
@@ -420,6 +422,127 @@ static void pinned_left_alone(struct kunit *test)
 }
 
 /*
+ * An mTHP that a fault maps in a VM_LOCKED mapping is mlocked, and the remap
+ * of a split would keep every page of it (6.12's
+ * try_to_map_unused_to_zeropage()): the verdict leaves it alone, so nothing
+ * is split for nothing and no page is counted that was not given back.
+ */
+static void mlocked_left_alone(struct kunit *test)
+{
+	unsigned long base = map_blocks(test);
+	struct vm_area_struct *vma;
+	struct u_counts c0, c1;
+	int b;
+
+	/* mlock() without its RLIMIT_MEMLOCK check: the flag and the count. */
+	mmap_write_lock(current->mm);
+	vma = find_vma(current->mm, base);
+	if (vma) {
+		vm_flags_set(vma, VM_LOCKED);
+		current->mm->locked_vm += vma_pages(vma);
+	}
+	mmap_write_unlock(current->mm);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	counts_get(&c0);
+	for (b = 0; b < U_BLOCKS; b++)
+		KUNIT_ASSERT_EQ(test, put_user((char)0x5a, (char __user *)sparse_page(base, b)), 0);
+	counts_get(&c1);
+	KUNIT_ASSERT_EQ(test, c1.alloc - c0.alloc, U_BLOCKS);
+	shrink();
+	counts_get(&c1);
+	KUNIT_EXPECT_GE(test, c1.checked - c0.checked, U_BLOCKS);
+	KUNIT_EXPECT_EQ(test, c1.split, c0.split);
+	KUNIT_EXPECT_EQ(test, c1.zero_pages, c0.zero_pages);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS * U_NR);
+	for (b = 0; b < U_BLOCKS; b++) {
+		char c = 0;
+
+		KUNIT_EXPECT_EQ(test, get_user(c, (char __user *)sparse_page(base, b)), 0);
+		KUNIT_EXPECT_EQ(test, c, (char)0x5a);
+	}
+}
+
+/* written_after_verdict's race: its blocks' folios, and the page written. */
+static struct {
+	unsigned long folio_pfn[U_BLOCKS];
+	int block, page;
+} late;
+
+/*
+ * Between the verdict and the split (MM_RS_RACE_UNDERUSED_SPLIT), the first
+ * of the test's mTHPs judged underused gets a byte written into its first
+ * zero-filled page, as its task could write it at that moment.
+ */
+static void write_after_verdict(enum mm_rs_race where, struct mm_struct *mm,
+				unsigned long pfn)
+{
+	int b, i;
+
+	if (where != MM_RS_RACE_UNDERUSED_SPLIT || late.block >= 0)
+		return;
+	for (b = 0; b < U_BLOCKS && late.folio_pfn[b] != pfn; b++)
+		;
+	if (b == U_BLOCKS)
+		return;
+	for (i = 0; i < U_NR; i++) {
+		char *p = kmap_local_page(pfn_to_page(pfn + i));
+		bool zero = !memchr_inv(p, 0, PAGE_SIZE);
+
+		if (zero)
+			p[100] = 0x77;
+		kunmap_local(p);
+		if (zero) {
+			late.block = b;
+			late.page = i;
+			return;
+		}
+	}
+}
+
+/*
+ * A page written after the verdict, before the split: the remap keeps it,
+ * with its data, and the counter says what the splits gave back (one page
+ * fewer than the verdicts saw), not what the verdicts counted.
+ */
+static void written_after_verdict(struct kunit *test)
+{
+	unsigned long base = map_blocks(test);
+	struct u_counts c0, c1;
+	pte_t pte;
+	int b;
+
+	late.block = -1;
+	counts_get(&c0);
+	for (b = 0; b < U_BLOCKS; b++) {
+		KUNIT_ASSERT_EQ(test, put_user((char)0x5a, (char __user *)sparse_page(base, b)), 0);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(current->mm, base + b * U_NR * PAGE_SIZE,
+							&pte, 1));
+		late.folio_pfn[b] = pte_pfn(pte);
+	}
+	counts_get(&c1);
+	KUNIT_ASSERT_EQ(test, c1.alloc - c0.alloc, U_BLOCKS);
+	kunit_activate_static_stub(test, mm_rs_test_race, write_after_verdict);
+	shrink();
+	kunit_deactivate_static_stub(test, mm_rs_test_race);
+	counts_get(&c1);
+	KUNIT_ASSERT_GE(test, late.block, 0);
+	KUNIT_EXPECT_EQ(test, c1.split - c0.split, U_BLOCKS);
+	KUNIT_EXPECT_EQ(test, c1.zero_pages - c0.zero_pages, U_BLOCKS * (U_NR - 1) - 1);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS + 1);
+	for (b = 0; b < U_BLOCKS; b++) {
+		unsigned long late_addr = base + (late.block * U_NR + late.page) * PAGE_SIZE;
+		char c = 0;
+
+		KUNIT_EXPECT_EQ(test, get_user(c, (char __user *)sparse_page(base, b)), 0);
+		KUNIT_EXPECT_EQ(test, c, (char)0x5a);
+		if (b == late.block) {
+			KUNIT_EXPECT_EQ(test, get_user(c, (char __user *)(late_addr + 100)), 0);
+			KUNIT_EXPECT_EQ(test, c, (char)0x77);
+		}
+	}
+}
+
+/*
  * The switch, both ways, through its sysfs file. Off: an mTHP a fault maps
  * is not queued, and one queued while it was on is not underused (nothing
  * checked or split). On again: queued, and split. Anything but 0 or 1 is
@@ -507,6 +630,8 @@ static struct kunit_case underused_cases[] = {
 	KUNIT_CASE(threshold_edge),
 	KUNIT_CASE(default_max_none_keeps_all),
 	KUNIT_CASE(pinned_left_alone),
+	KUNIT_CASE(mlocked_left_alone),
+	KUNIT_CASE(written_after_verdict),
 	KUNIT_CASE(switch_both_ways),
 	KUNIT_CASE(pmd_thp_keeps_6_12_verdict),
 	{}

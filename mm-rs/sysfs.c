@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/mm/mm_rs/: runtime switches between the Rust and the C path of
- * each mm-rs decision, so that both can be compared in one boot.
+ * The knobs of mm-rs.
  *
- * Each switch reads 1 when the Rust path is in use and 0 when the C original
- * is (for pt_reclaim, which has no C original: when tables are kept, as in
- * 6.12), and accepts exactly those two values; anything else is -EINVAL.
- * The other files choose within a Rust path, and reject what they do not
- * know with -EINVAL as well.
+ * /sys/kernel/mm/mm_rs/ holds what a user would set: the anonymous order
+ * policy, exec_folio_size, and the pt_reclaim and split_underused switches
+ * (features with no C original: 0 behaves as 6.12).
+ *
+ * /sys/kernel/debug/mm_rs/ holds the switches that only choose between the
+ * Rust implementation of a decision and its C original, for tests and
+ * benchmarks: they are not ABI. Without CONFIG_DEBUG_FS the Rust path, their
+ * default, stays in force.
+ *
+ * Each switch reads 1 or 0 and accepts exactly those two values; every file
+ * rejects what it does not know with -EINVAL and changes nothing.
  */
 
+#include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
@@ -19,16 +26,21 @@
 #include <linux/sysfs.h>
 
 /*
- * A switch file backed by a static key (the struct static_key of a
- * static_key_true or static_key_false): reads 1 or 0, accepts exactly those.
+ * A switch backed by a static key (the struct static_key of a
+ * static_key_true or static_key_false), in sysfs or in debugfs: reads 1 or
+ * 0, accepts exactly those (a trailing newline allowed).
  */
-static ssize_t switch_show(struct static_key *key, char *buf)
+static int switch_value(struct static_key *key)
 {
-	return sysfs_emit(buf, "%d\n", static_key_enabled(key) ? 1 : 0);
+	return static_key_enabled(key) ? 1 : 0;
 }
 
-static ssize_t switch_store(struct static_key *key, const char *buf,
-			    size_t count)
+static ssize_t switch_show(struct static_key *key, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", switch_value(key));
+}
+
+static int switch_set(struct static_key *key, const char *buf)
 {
 	unsigned int val;
 
@@ -38,9 +50,21 @@ static ssize_t switch_store(struct static_key *key, const char *buf,
 		static_key_enable(key);
 	else
 		static_key_disable(key);
-	return count;
+	return 0;
 }
 
+static ssize_t switch_store(struct static_key *key, const char *buf,
+			    size_t count)
+{
+	int err = switch_set(key, buf);
+
+	return err ? err : count;
+}
+
+/* A switch between a Rust path and its C original: a file of debugfs. */
+#define MM_RS_DEBUG_SWITCH(name) DEFINE_STATIC_KEY_TRUE(mm_rs_##name##_key)
+
+/* A switch a user would set: a file of /sys/kernel/mm/mm_rs/. */
 #define MM_RS_SWITCH(name)						\
 DEFINE_STATIC_KEY_TRUE(mm_rs_##name##_key);				\
 static ssize_t name##_show(struct kobject *kobj,			\
@@ -57,7 +81,7 @@ static ssize_t name##_store(struct kobject *kobj,			\
 static struct kobj_attribute name##_attr = __ATTR_RW(name)
 
 #ifdef CONFIG_MM_RS_ANON_ORDER
-MM_RS_SWITCH(anon_order);
+MM_RS_DEBUG_SWITCH(anon_order);
 
 /* The names of enum mm_rs_anon_order_policy, in its order. */
 static const char * const anon_order_policy_names[] = {
@@ -106,13 +130,13 @@ static ssize_t anon_order_policy_store(struct kobject *kobj,
 static struct kobj_attribute anon_order_policy_attr = __ATTR_RW(anon_order_policy);
 #endif
 #ifdef CONFIG_MM_RS_ANON_FAULT
-MM_RS_SWITCH(anon_fault);
+MM_RS_DEBUG_SWITCH(anon_fault);
 #endif
 #ifdef CONFIG_MM_RS_PT_RECLAIM
 MM_RS_SWITCH(pt_reclaim);
 #endif
 #ifdef CONFIG_MM_RS_EXEC_RA
-MM_RS_SWITCH(exec_ra);
+MM_RS_DEBUG_SWITCH(exec_ra);
 
 int mm_rs_exec_folio_order = -1;
 
@@ -160,7 +184,7 @@ static struct kobj_attribute exec_folio_size_attr = __ATTR_RW(exec_folio_size);
 MM_RS_SWITCH(split_underused);
 #endif
 #ifdef CONFIG_MM_RS_KSM_UNMERGE
-MM_RS_SWITCH(ksm_unmerge);
+MM_RS_DEBUG_SWITCH(ksm_unmerge);
 #endif
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
 /*
@@ -169,46 +193,20 @@ MM_RS_SWITCH(ksm_unmerge);
  * through 6.12's folio_walk_start(). It does not choose between C and Rust.
  */
 DEFINE_STATIC_KEY_FALSE(mm_rs_ksm_unmerge_ref_key);
-
-static ssize_t ksm_unmerge_ref_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
-{
-	return switch_show(&mm_rs_ksm_unmerge_ref_key.key, buf);
-}
-
-static ssize_t ksm_unmerge_ref_store(struct kobject *kobj,
-				     struct kobj_attribute *attr,
-				     const char *buf, size_t count)
-{
-	return switch_store(&mm_rs_ksm_unmerge_ref_key.key, buf, count);
-}
-
-static struct kobj_attribute ksm_unmerge_ref_attr = __ATTR_RW(ksm_unmerge_ref);
 #endif
 
 static struct attribute *mm_rs_attrs[] = {
 #ifdef CONFIG_MM_RS_ANON_ORDER
-	&anon_order_attr.attr,
 	&anon_order_policy_attr.attr,
-#endif
-#ifdef CONFIG_MM_RS_ANON_FAULT
-	&anon_fault_attr.attr,
 #endif
 #ifdef CONFIG_MM_RS_PT_RECLAIM
 	&pt_reclaim_attr.attr,
 #endif
 #ifdef CONFIG_MM_RS_EXEC_RA
-	&exec_ra_attr.attr,
 	&exec_folio_size_attr.attr,
 #endif
 #ifdef CONFIG_MM_RS_SPLIT_UNDERUSED
 	&split_underused_attr.attr,
-#endif
-#ifdef CONFIG_MM_RS_KSM_UNMERGE
-	&ksm_unmerge_attr.attr,
-#endif
-#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
-	&ksm_unmerge_ref_attr.attr,
 #endif
 	NULL,
 };
@@ -219,10 +217,68 @@ static const struct attribute_group mm_rs_attr_group = {
 
 static struct kobject *mm_rs_kobj;
 
+/* The files of /sys/kernel/debug/mm_rs/: a name and the key it switches. */
+struct mm_rs_debug_switch {
+	const char *name;
+	struct static_key *key;
+};
+
+static const struct mm_rs_debug_switch mm_rs_debug_switches[] = {
+#ifdef CONFIG_MM_RS_ANON_ORDER
+	{ "anon_order", &mm_rs_anon_order_key.key },
+#endif
+#ifdef CONFIG_MM_RS_ANON_FAULT
+	{ "anon_fault", &mm_rs_anon_fault_key.key },
+#endif
+#ifdef CONFIG_MM_RS_EXEC_RA
+	{ "exec_ra", &mm_rs_exec_ra_key.key },
+#endif
+#ifdef CONFIG_MM_RS_KSM_UNMERGE
+	{ "ksm_unmerge", &mm_rs_ksm_unmerge_key.key },
+#endif
+#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
+	{ "ksm_unmerge_ref", &mm_rs_ksm_unmerge_ref_key.key },
+#endif
+};
+
+static ssize_t debug_switch_read(struct file *file, char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	char buf[4];
+	int len = scnprintf(buf, sizeof(buf), "%d\n", switch_value(file->private_data));
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t debug_switch_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	char buf[8];
+	int err;
+
+	/* "0" or "1" and a newline; anything longer cannot be either. */
+	if (*ppos || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	err = switch_set(file->private_data, buf);
+	return err ? err : count;
+}
+
+static const struct file_operations mm_rs_debug_switch_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= debug_switch_read,
+	.write	= debug_switch_write,
+	.llseek	= default_llseek,
+};
+
 #if IS_ENABLED(CONFIG_MM_RS_KUNIT_TEST)
 /*
  * KUnit: writes @val to /sys/kernel/mm/mm_rs/@name through the file's own
  * store method, as a write(2) to it would; the length written, or the error.
+ * -ENOENT for a name that is not there (a switch of debugfs, for one).
  */
 ssize_t mm_rs_sysfs_write_test(const char *name, const char *val)
 {
@@ -250,6 +306,42 @@ ssize_t mm_rs_sysfs_read_test(const char *name, char *buf)
 	}
 	return -ENOENT;
 }
+
+static const struct mm_rs_debug_switch *debug_switch_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(mm_rs_debug_switches); i++)
+		if (!strcmp(mm_rs_debug_switches[i].name, name))
+			return &mm_rs_debug_switches[i];
+	return NULL;
+}
+
+/*
+ * KUnit: writes @val to /sys/kernel/debug/mm_rs/@name as a write(2) to it
+ * would (the same parser), also without CONFIG_DEBUG_FS; the length written,
+ * or the error; -ENOENT for a name that is not there.
+ */
+ssize_t mm_rs_debugfs_write_test(const char *name, const char *val)
+{
+	const struct mm_rs_debug_switch *sw = debug_switch_find(name);
+	int err;
+
+	if (!sw)
+		return -ENOENT;
+	if (strlen(val) >= 8)
+		return -EINVAL;
+	err = switch_set(sw->key, val);
+	return err ? err : strlen(val);
+}
+
+/* KUnit: reads /sys/kernel/debug/mm_rs/@name into @buf (a page). */
+ssize_t mm_rs_debugfs_read_test(const char *name, char *buf)
+{
+	const struct mm_rs_debug_switch *sw = debug_switch_find(name);
+
+	return sw ? switch_show(sw->key, buf) : -ENOENT;
+}
 #endif
 
 static int __init mm_rs_sysfs_init(void)
@@ -269,6 +361,16 @@ static int __init mm_rs_sysfs_init(void)
 		return err;
 	}
 	mm_rs_kobj = kobj;
+	if (ARRAY_SIZE(mm_rs_debug_switches)) {
+		struct dentry *dir = debugfs_create_dir("mm_rs", NULL);
+		int i;
+
+		/* Not ABI, so no error of debugfs is one of this initcall. */
+		for (i = 0; i < ARRAY_SIZE(mm_rs_debug_switches); i++)
+			debugfs_create_file(mm_rs_debug_switches[i].name, 0600, dir,
+					    mm_rs_debug_switches[i].key,
+					    &mm_rs_debug_switch_fops);
+	}
 	return 0;
 }
 subsys_initcall(mm_rs_sysfs_init);

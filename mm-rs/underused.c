@@ -41,7 +41,12 @@ int mm_rs_mthp_underused(struct folio *folio)
 	return mm_rs_thp_underused(folio, READ_ONCE(khugepaged_max_ptes_none));
 }
 
-/* An underused mTHP of @order was split; @zero_pages of its pages were zero-filled. */
+/*
+ * An underused mTHP of @order was split, and its remap mapped @zero_pages of
+ * its pages to the shared zero page: what the split gave back, which can be
+ * fewer than the verdict saw (a page written since, a VM_LOCKED mapping, a
+ * tagged page on arm64 with MTE).
+ */
 void mm_rs_count_underused_split(int order, int zero_pages)
 {
 	count_mthp_stat(order, MTHP_STAT_UNDERUSED_SPLIT);

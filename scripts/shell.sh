@@ -7,7 +7,7 @@
 # serial console, no login: /sys/kernel/mm/mm_rs/ is there to flip, exit (or
 # poweroff) ends the guest, Ctrl-A X kills QEMU. When stdin is not a
 # terminal, what it carries is the shell's input instead (echo 'cat
-# /sys/kernel/mm/mm_rs/anon_order' | make shell), the guest ends with it and
+# /sys/kernel/debug/mm_rs/anon_order' | make shell), the guest ends with it and
 # the exit status is the shell's (0 after poweroff); the console also goes to
 # build/results/shell-ARCH-FLAVOUR.log then, and MMRS_TIMEOUT (default 900 s)
 # bounds the run. MMRS_SET as for make workload; MMRS_SMP, MMRS_MEM and

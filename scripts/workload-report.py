@@ -122,7 +122,7 @@ minor faults are `/proc/vmstat`'s `pgfault` over the step; peak RSS is the large
 process's (`/usr/bin/time -v`: the largest `cc1`). "cc1 text" is what the compile left
 of `cc1`'s executable segments in the page cache and the part in folios of 64K or more
 (`textfolios.py`, from pagemap and kpageflags); exec-ra-off is mthp-4k with
-`mm_rs/exec_ra` 0. Two cautions: system and user time are sampled by the tick
+`/sys/kernel/debug/mm_rs/exec_ra` 0. Two cautions: system and user time are sampled by the tick
 and move by several percent between rounds of identical work (read the medians
 and the fault counts, which repeat); and QEMU does not model what a fault costs
 a real CPU beyond its instructions (exception entry, TLB misses, cache), which is

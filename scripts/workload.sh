@@ -10,8 +10,9 @@
 # (default 1800) or the kernel complains: scripts/boot.sh boots it and judges
 # the console log, build/results/workload-ARCH-FLAVOUR-NAME.log. KEY=VALUE
 # pairs go to the workload's environment (SEED=N for smoke); MMRS_SET
-# ("mm_rs/anon_order=0 transparent_hugepage/hugepages-64kB/enabled=always",
-# paths under /sys/kernel/mm) is written before it starts. MMRS_PREBUILT=1
+# ("/sys/kernel/debug/mm_rs/anon_order=0
+# transparent_hugepage/hugepages-64kB/enabled=always": paths under
+# /sys/kernel/mm unless absolute) is written before it starts. MMRS_PREBUILT=1
 # boots the kernel already built, without scripts/image.sh (which waits for
 # any other kernel build on the machine).
 #

@@ -54,9 +54,9 @@ static const char *const path_label[] = { "C", "Rust", "Rust order, C map", "C o
 
 static int set_path(enum path p)
 {
-	int a = write_str("/sys/kernel/mm/mm_rs/anon_order",
+	int a = write_str("/sys/kernel/debug/mm_rs/anon_order",
 			  p == PATH_RUST || p == PATH_ORDER ? "1" : "0");
-	int b = write_str("/sys/kernel/mm/mm_rs/anon_fault",
+	int b = write_str("/sys/kernel/debug/mm_rs/anon_fault",
 			  p == PATH_RUST || p == PATH_FAULT ? "1" : "0");
 
 	return a ? a : b;
@@ -621,8 +621,8 @@ static int ksm_one(int round, const char *kind, enum ksm_path path, size_t len,
 		return 1;
 	}
 	if (madvise(area, len, MADV_MERGEABLE) ||
-	    write_str("/sys/kernel/mm/mm_rs/ksm_unmerge", path == KSM_RUST ? "1" : "0") ||
-	    write_str("/sys/kernel/mm/mm_rs/ksm_unmerge_ref", path == KSM_C_WALK ? "1" : "0")) {
+	    write_str("/sys/kernel/debug/mm_rs/ksm_unmerge", path == KSM_RUST ? "1" : "0") ||
+	    write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", path == KSM_C_WALK ? "1" : "0")) {
 		perror("bench ksm: MADV_MERGEABLE or switch");
 		return 1;
 	}
@@ -660,9 +660,9 @@ static int ksm_bench(int rounds)
 	int r, k;
 
 	printf("== bench ksm: MADV_UNMERGEABLE, C and Rust; guest time ==\n");
-	if (!sparse || !dense || access("/sys/kernel/mm/mm_rs/ksm_unmerge", W_OK) ||
-	    access("/sys/kernel/mm/mm_rs/ksm_unmerge_ref", W_OK)) {
-		fprintf(stderr, "bench ksm: no /sys/kernel/mm/mm_rs/ksm_unmerge or ksm_unmerge_ref\n");
+	if (!sparse || !dense || access("/sys/kernel/debug/mm_rs/ksm_unmerge", W_OK) ||
+	    access("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", W_OK)) {
+		fprintf(stderr, "bench ksm: no /sys/kernel/debug/mm_rs/ksm_unmerge or ksm_unmerge_ref\n");
 		return 1;
 	}
 	/* Four windows: the start, a third, two thirds and the end of the area. */
@@ -694,8 +694,8 @@ static int ksm_bench(int rounds)
 				    KSM_DENSE_LEN))
 				return 1;
 	}
-	write_str("/sys/kernel/mm/mm_rs/ksm_unmerge_ref", "0");
-	write_str("/sys/kernel/mm/mm_rs/ksm_unmerge", "1");
+	write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", "0");
+	write_str("/sys/kernel/debug/mm_rs/ksm_unmerge", "1");
 	return 0;
 }
 

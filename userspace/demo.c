@@ -33,8 +33,8 @@ static long page_size;
 static int set_paths(int rust)
 {
 	const char *v = rust ? "1" : "0";
-	int a = write_str("/sys/kernel/mm/mm_rs/anon_order", v);
-	int b = write_str("/sys/kernel/mm/mm_rs/anon_fault", v);
+	int a = write_str("/sys/kernel/debug/mm_rs/anon_order", v);
+	int b = write_str("/sys/kernel/debug/mm_rs/anon_fault", v);
 
 	return a ? a : b;
 }
@@ -124,7 +124,7 @@ static long anon_run(int rust, const char *label)
 	size_t i;
 
 	if (set_paths(rust)) {
-		printf("  %-14s %-4s  (no /sys/kernel/mm/mm_rs switches: mm-rs not built in)\n",
+		printf("  %-14s %-4s  (no /sys/kernel/debug/mm_rs switches: mm-rs not built in)\n",
 		       label, rust ? "Rust" : "C");
 		return -1;
 	}
@@ -147,19 +147,35 @@ static long anon_run(int rust, const char *label)
 	return r1.ru_minflt - r0.ru_minflt;
 }
 
-/* The switches take exactly 0 and 1; anything else is -EINVAL and changes nothing. */
+/*
+ * The switches take exactly 0 and 1; anything else is -EINVAL and changes
+ * nothing. The Rust/C switches are in debugfs only (not ABI), pt_reclaim, a
+ * user's knob, in sysfs.
+ */
 static int check_switches(void)
 {
-	static const char *const files[] = { "anon_order", "anon_fault", "pt_reclaim" };
-	static const char *const bad[] = { "2", "-1", "x", "01x", "1 1" };
-	char path[96], val[8];
+	static const char *const files[] = {
+		"/sys/kernel/debug/mm_rs/anon_order", "/sys/kernel/debug/mm_rs/anon_fault",
+		"/sys/kernel/mm/mm_rs/pt_reclaim",
+	};
+	static const char *const gone[] = {
+		"/sys/kernel/mm/mm_rs/anon_order", "/sys/kernel/mm/mm_rs/anon_fault",
+		"/sys/kernel/debug/mm_rs/pt_reclaim",
+	};
+	static const char *const bad[] = { "2", "-1", "x", "01x", "1 1", "000000001" };
+	char val[8];
 	int i, j, fd, bad_seen = 0;
 
 	for (i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "/sys/kernel/mm/mm_rs/%s", files[i]);
+		const char *path = files[i];
+
+		if (access(gone[i], F_OK) == 0) {
+			printf("demo: FAILED: %s exists\n", gone[i]);
+			bad_seen = 1;
+		}
 		if (write_str(path, "1"))
 			return 1;
-		for (j = 0; j < 5; j++) {
+		for (j = 0; j < 6; j++) {
 			int err = write_str(path, bad[j]);
 
 			if (err != -EINVAL) {
@@ -178,7 +194,7 @@ static int check_switches(void)
 			close(fd);
 	}
 	if (!bad_seen)
-		printf("== switches: /sys/kernel/mm/mm_rs/{anon_order,anon_fault,pt_reclaim} reject bad values ==\n");
+		printf("== switches: debug/mm_rs/{anon_order,anon_fault} and mm/mm_rs/pt_reclaim reject bad values ==\n");
 	return bad_seen;
 }
 

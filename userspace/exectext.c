@@ -103,16 +103,16 @@ int main(int argc, char **argv)
 	printf("== exec text: 8 MiB executable on EROFS, 10%% of its functions called at random, "
 	       "exec folio size %s ==\n", size);
 	for (i = 0; i < rounds; i++) {
-		write_str("/sys/kernel/mm/mm_rs/exec_ra", "0");
+		write_str("/sys/kernel/debug/mm_rs/exec_ra", "0");
 		bad |= run("off (6.12 read-around)", 0, 0, &off);
-		write_str("/sys/kernel/mm/mm_rs/exec_ra", "1");
+		write_str("/sys/kernel/debug/mm_rs/exec_ra", "1");
 		write_str("/sys/kernel/mm/mm_rs/exec_folio_size", size);
 		bad |= run("on", 1, 0, &on);
 		write_str("/sys/kernel/mm/mm_rs/exec_folio_size", "0");
 	}
-	write_str("/sys/kernel/mm/mm_rs/exec_ra", "0");
+	write_str("/sys/kernel/debug/mm_rs/exec_ra", "0");
 	bad |= run("off, MADV_RANDOM", 0, 1, &roff);
-	write_str("/sys/kernel/mm/mm_rs/exec_ra", "1");
+	write_str("/sys/kernel/debug/mm_rs/exec_ra", "1");
 	write_str("/sys/kernel/mm/mm_rs/exec_folio_size", size);
 	bad |= run("on, MADV_RANDOM", 1, 1, &ron);
 	write_str("/sys/kernel/mm/mm_rs/exec_folio_size", "0");

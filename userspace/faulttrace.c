@@ -54,8 +54,8 @@ int main(int argc, char **argv)
 			unsigned long r = p * 4 + s;
 			char *base = (char *)(FT_BASE + r * FT_STRIDE);
 
-			if (write_str("/sys/kernel/mm/mm_rs/anon_order", paths[p][0]) ||
-			    write_str("/sys/kernel/mm/mm_rs/anon_fault", paths[p][1]))
+			if (write_str("/sys/kernel/debug/mm_rs/anon_order", paths[p][0]) ||
+			    write_str("/sys/kernel/debug/mm_rs/anon_fault", paths[p][1]))
 				return 1;
 			set_mthp(16, sizes_kb[s] == 16 ? "always" : "never");
 			set_mthp(32, sizes_kb[s] == 32 ? "always" : "never");
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	set_mthp(16, "never");
 	set_mthp(32, "never");
 	set_mthp(64, "never");
-	write_str("/sys/kernel/mm/mm_rs/anon_order", "1");
-	write_str("/sys/kernel/mm/mm_rs/anon_fault", "1");
+	write_str("/sys/kernel/debug/mm_rs/anon_order", "1");
+	write_str("/sys/kernel/debug/mm_rs/anon_fault", "1");
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * uffdmissing: the userfaultfd hand-off of anonymous faults, with a real
- * userfaultfd context, on each fault path (/sys/kernel/mm/mm_rs/anon_fault 1
+ * userfaultfd context, on each fault path (/sys/kernel/debug/mm_rs/anon_fault 1
  * and 0, anon_order 1 and 0), as QEMU post-copy and CRIU use it:
  *
  * - a read and a write fault in a VMA registered for missing pages each

@@ -58,14 +58,17 @@ pub(crate) fn underused(
 }
 
 /// The shrinker's verdict on `folio`: how many of its pages are zero-filled if it is underused,
-/// else 0. A folio that is not anonymous, is under writeback, may be pinned for DMA, is likely
-/// mapped by more than one process or holds a poisoned page is left alone: splitting it would
-/// fail, or give nothing back, or belong to another path.
+/// else 0. A folio that is not anonymous, is under writeback, is mlocked, may be pinned for DMA,
+/// is likely mapped by more than one process or holds a poisoned page is left alone: splitting
+/// it would fail, or give nothing back (the remap keeps an mlocked folio's pages, 6.12's
+/// `try_to_map_unused_to_zeropage()`), or belong to another path. What a split gives back is
+/// counted from the remap, not from this count (`mm_rs_count_underused_split()`).
 fn thp_underused(folio: &Folio, max_ptes_none: u32) -> c_int {
     let order = folio.order();
     count_mthp_stat(order, MthpStat::UnderusedChecked);
     if !folio.test_anon()
         || folio.test_writeback()
+        || folio.test_mlocked()
         || folio.maybe_dma_pinned()
         || folio.likely_mapped_shared()
         || folio.contain_hwpoisoned_page()

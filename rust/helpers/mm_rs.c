@@ -232,6 +232,11 @@ __rust_helper bool rust_helper_mm_rs_folio_test_writeback(struct folio *folio)
 	return folio_test_writeback(folio);
 }
 
+__rust_helper bool rust_helper_mm_rs_folio_test_mlocked(struct folio *folio)
+{
+	return folio_test_mlocked(folio);
+}
+
 __rust_helper bool rust_helper_mm_rs_folio_maybe_dma_pinned(struct folio *folio)
 {
 	return folio_maybe_dma_pinned(folio);

@@ -403,6 +403,14 @@ impl Folio {
         unsafe { bindings::mm_rs_folio_test_writeback(self.as_ptr()) }
     }
 
+    /// Whether it is mlocked (`folio_test_mlocked()`): a split would not map its zero-filled
+    /// pages to the zero page (`try_to_map_unused_to_zeropage()`).
+    #[inline]
+    pub fn test_mlocked(&self) -> bool {
+        // SAFETY: As for `order()`.
+        unsafe { bindings::mm_rs_folio_test_mlocked(self.as_ptr()) }
+    }
+
     /// Whether it may be pinned for DMA (`folio_maybe_dma_pinned()`).
     #[inline]
     pub fn maybe_dma_pinned(&self) -> bool {

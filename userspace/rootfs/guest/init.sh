@@ -8,7 +8,8 @@
 # [KEY=VALUE...] (/mmrs/workload.sh) or configure (/mmrs/configure.sh: the
 # first-stage tree of a foreign build, scripts/rootfs.sh). mmrs.set=a=b,c=d on
 # the kernel command line writes b to /sys/kernel/mm/a, d to
-# /sys/kernel/mm/c first (mm_rs/anon_order=0,
+# /sys/kernel/mm/c first (a path that starts with / is taken as it is:
+# /sys/kernel/debug/mm_rs/anon_order=0,
 # transparent_hugepage/hugepages-64kB/enabled=always). The guest ends when
 # this script returns.
 mode=${1:-shell}
@@ -43,8 +44,10 @@ set_list=$(arg mmrs.set)
 if [ -n "$set_list" ]; then
 	IFS=, read -ra sets <<<"$set_list"
 	for s in "${sets[@]}"; do
-		if ! echo "${s#*=}" > "/sys/kernel/mm/${s%%=*}"; then
-			echo "mmrs-init: could not write ${s#*=} to /sys/kernel/mm/${s%%=*}"
+		f=${s%%=*}
+		[ "${f:0:1}" = / ] || f=/sys/kernel/mm/$f
+		if ! echo "${s#*=}" > "$f"; then
+			echo "mmrs-init: could not write ${s#*=} to $f"
 			exit 1
 		fi
 	done
@@ -60,8 +63,8 @@ shell)
 	rows=$(arg mmrs.rows) cols=$(arg mmrs.cols) term=$(arg mmrs.term)
 	[ -n "$rows" ] && [ -n "$cols" ] && stty -F "/dev/$con" rows "$rows" cols "$cols"
 	[ -n "$term" ] && [ -e "/usr/share/terminfo/${term:0:1}/$term" -o -e "/lib/terminfo/${term:0:1}/$term" ] && export TERM=$term
-	echo "mmrs: Debian $(cat /etc/debian_version) on Linux $(uname -r) $(uname -m); /sys/kernel/mm/mm_rs:"
-	for f in /sys/kernel/mm/mm_rs/*; do [ -f "$f" ] && echo "  ${f##*/} = $(cat "$f")"; done
+	echo "mmrs: Debian $(cat /etc/debian_version) on Linux $(uname -r) $(uname -m); /sys/kernel/mm/mm_rs and /sys/kernel/debug/mm_rs:"
+	for f in /sys/kernel/mm/mm_rs/* /sys/kernel/debug/mm_rs/*; do [ -f "$f" ] && echo "  ${f#/sys/kernel/} = $(cat "$f")"; done
 	echo "mmrs: root shell; exit (or poweroff) ends the guest; user mmrs: setpriv --reuid=mmrs --regid=mmrs --init-groups bash"
 	# a controlling terminal, for job control and ^C
 	setsid -w -c bash -l <>"/dev/$con" >&0 2>&0

@@ -95,7 +95,7 @@ measure() {
 }
 
 sw=""
-for f in /sys/kernel/mm/mm_rs/*; do [ -f "$f" ] && sw="$sw ${f##*/}=$(sed 's/.*\[\(.*\)\].*/\1/' "$f")"; done
+for f in /sys/kernel/mm/mm_rs/* /sys/kernel/debug/mm_rs/*; do [ -f "$f" ] && sw="$sw ${f##*/}=$(sed 's/.*\[\(.*\)\].*/\1/' "$f")"; done
 mthp=""
 for d in /sys/kernel/mm/transparent_hugepage/hugepages-*; do
 	[ -f "$d/enabled" ] || continue

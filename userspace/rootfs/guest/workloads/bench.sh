@@ -71,11 +71,11 @@ for round in $(seq "${ROUNDS:-1}"); do
 		run "$p"
 	done
 done
-if [ -f $M/mm_rs/exec_ra ]; then
+if [ -f /sys/kernel/debug/mm_rs/exec_ra ]; then
 	echo "== bench: exec readahead off (mthp-4k)"
-	policy mthp-4k && echo 0 > $M/mm_rs/exec_ra || rc=1
+	policy mthp-4k && echo 0 > /sys/kernel/debug/mm_rs/exec_ra || rc=1
 	run exec-ra-off
-	echo 1 > $M/mm_rs/exec_ra
+	echo 1 > /sys/kernel/debug/mm_rs/exec_ra
 fi
 # every Python run must have computed the same
 if [ "$(cat "$OUT"/python-*.out | grep checksum | sort -u | wc -l)" != 1 ]; then
