@@ -355,6 +355,12 @@ struct mm_rs_walk_counts {
 int mm_rs_walk_count(struct vm_area_struct *vma, unsigned long start,
 		     unsigned long end, unsigned long stop_after,
 		     struct mm_rs_walk_counts *c);
+/*
+ * The same walk stopping at every huge PMD leaf, which it skips, and at
+ * every pause: entries visited, leaf stops in leaves, pause stops in pauses.
+ */
+int mm_rs_walk_stops(struct vm_area_struct *vma, unsigned long start,
+		     unsigned long end, struct mm_rs_walk_counts *c);
 #endif
 
 /* mm/mm_rs/exec_ra/: a readahead window of @size pages from @start, in folios of @order. */

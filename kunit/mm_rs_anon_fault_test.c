@@ -14,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/mm_rs.h>
 #include <linux/mman.h>
+#include <asm/tlb.h>
 #include <linux/prandom.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -486,6 +487,158 @@ static void partial_zap_unfolds(struct kunit *test)
 		/* The DONTNEED page faults in again, zero-filled. */
 		KUNIT_ASSERT_EQ(test, get_user(c, (char __user *)start), 0);
 		KUNIT_EXPECT_EQ(test, c, 0);
+	}
+}
+
+/*
+ * mprotect(2) of [@start, @end), mapped without a hole, with or without
+ * write permission, the way do_mprotect_pkey() calls mprotect_fixup() on
+ * each VMA of the range.
+ */
+static int test_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end,
+			 bool write)
+{
+	struct vm_area_struct *vma, *prev;
+	unsigned long nstart = start, tmp;
+	struct mmu_gather tlb;
+	VMA_ITERATOR(vmi, mm, start);
+	int err = -ENOMEM;
+
+	mmap_write_lock(mm);
+	vma = vma_find(&vmi, end);
+	if (!vma || vma->vm_start > start)
+		goto out;
+	prev = vma_prev(&vmi);
+	if (start > vma->vm_start)
+		prev = vma;
+	tlb_gather_mmu(&tlb, mm);
+	tmp = vma->vm_start;
+	for_each_vma_range(vmi, vma, end) {
+		unsigned long newflags = write ? vma->vm_flags | VM_WRITE :
+						 vma->vm_flags & ~VM_WRITE;
+
+		if (vma->vm_start != tmp) {
+			err = -ENOMEM;
+			break;
+		}
+		tmp = min(vma->vm_end, end);
+		err = mprotect_fixup(&vmi, &tlb, vma, &prev, nstart, tmp, newflags);
+		if (err)
+			break;
+		tmp = vma_iter_end(&vmi);
+		nstart = tmp;
+	}
+	tlb_finish_mmu(&tlb);
+	if (!err && tmp < end)
+		err = -ENOMEM;
+out:
+	mmap_write_unlock(mm);
+	return err;
+}
+
+/*
+ * No stale contiguous entry in the @nr entries @ptes from @start: a block of
+ * CONT_PTES entries has the contiguous bit on every entry or on none, and
+ * where on every one, they map consecutive PFNs from an aligned one, all
+ * with the same write permission. Nothing to check without contpte.
+ */
+static void expect_cont_sane(struct kunit *test, const pte_t *ptes, int nr, const char *what)
+{
+#ifdef CONFIG_ARM64_CONTPTE
+	int b, i;
+
+	for (b = 0; b + CONT_PTES <= nr; b += CONT_PTES) {
+		int cont = 0;
+
+		for (i = b; i < b + CONT_PTES; i++)
+			cont += mm_rs_pte_cont(ptes[i]);
+		KUNIT_EXPECT_TRUE_MSG(test, cont == 0 || cont == CONT_PTES,
+				      "%s: %d of %d entries of block %d contiguous", what, cont,
+				      CONT_PTES, b / CONT_PTES);
+		if (cont != CONT_PTES)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[b]) % CONT_PTES, 0, "%s: block %d",
+				    what, b / CONT_PTES);
+		for (i = b; i < b + CONT_PTES; i++) {
+			KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[i]), pte_pfn(ptes[b]) + i - b,
+					    "%s: entry %d", what, i);
+			KUNIT_EXPECT_EQ_MSG(test, pte_write(ptes[i]), pte_write(ptes[b]),
+					    "%s: entry %d", what, i);
+		}
+	}
+#endif
+}
+
+/*
+ * mprotect() over large folios that one fault each mapped, on the C and the
+ * Rust paths: of a whole block and of half of one, read-only and back. Every
+ * entry keeps its page and the permission asked for, the data stays, and on
+ * arm64 with contpte no entry is left with a contiguous bit its block does
+ * not share (a 64K translation over entries that now differ).
+ */
+static void mprotect_keeps_blocks(struct kunit *test)
+{
+	const int order = min(4, PMD_ORDER - 1);
+	const int nr = 1 << order;
+	const size_t block = PAGE_SIZE << order;
+	struct mm_struct *mm;
+	pte_t *ptes;
+	int rust, i;
+
+	ptes = kunit_kcalloc(test, 2 * nr, sizeof(*ptes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ptes);
+	for (rust = 0; rust <= 1; rust++) {
+		unsigned long start = ALIGN(fresh_addr(test), block);
+		unsigned long pfn[2];
+		char c;
+
+		mm = current->mm;
+		mm_rs_paths_all(rust);
+		enable_only(test, order);
+		for (i = 0; i < 2 * nr; i++)
+			KUNIT_ASSERT_EQ(test, put_user((char)(0x30 + i), byte_of(start, i)), 0);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, ptes, 2 * nr));
+		pfn[0] = pte_pfn(ptes[0]);
+		pfn[1] = pte_pfn(ptes[nr]);
+		for (i = 0; i < 2 * nr; i++)
+			KUNIT_ASSERT_EQ_MSG(test, mm_rs_pte_cont(ptes[i]), mm_rs_cont_order(order),
+					    "rust %d: entry %d before mprotect", rust, i);
+
+		/* The first block whole, the second's first half: read-only. */
+		KUNIT_ASSERT_EQ(test, test_mprotect(mm, start, start + block, false), 0);
+		KUNIT_ASSERT_EQ(test, test_mprotect(mm, start + block, start + block + block / 2,
+						    false), 0);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, ptes, 2 * nr));
+		for (i = 0; i < 2 * nr; i++) {
+			KUNIT_EXPECT_TRUE_MSG(test, pte_present(ptes[i]), "rust %d: entry %d",
+					      rust, i);
+			KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[i]), pfn[i / nr] + i % nr,
+					    "rust %d: entry %d", rust, i);
+			KUNIT_EXPECT_EQ_MSG(test, pte_write(ptes[i]), i >= nr + nr / 2,
+					    "rust %d: entry %d", rust, i);
+		}
+		expect_cont_sane(test, ptes, 2 * nr, rust ? "Rust, read-only" : "C, read-only");
+		/* Half a block read-only: its entries differ, so none is contiguous. */
+		for (i = nr; i < 2 * nr; i++)
+			KUNIT_EXPECT_FALSE_MSG(test, mm_rs_pte_cont(ptes[i]),
+					       "rust %d: entry %d contiguous", rust, i);
+
+		/* Writable again, and written: the same pages, the data kept. */
+		KUNIT_ASSERT_EQ(test, test_mprotect(mm, start, start + 2 * block, true), 0);
+		for (i = 0; i < 2 * nr; i++) {
+			KUNIT_ASSERT_EQ(test, get_user(c, byte_of(start, i)), 0);
+			KUNIT_EXPECT_EQ_MSG(test, c, (char)(0x30 + i), "rust %d: data of page %d",
+					    rust, i);
+			KUNIT_ASSERT_EQ(test, put_user((char)(0x60 + i), byte_of(start, i)), 0);
+		}
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, ptes, 2 * nr));
+		for (i = 0; i < 2 * nr; i++) {
+			KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[i]), pfn[i / nr] + i % nr,
+					    "rust %d: entry %d after the writes", rust, i);
+			KUNIT_EXPECT_TRUE_MSG(test, pte_write(ptes[i]), "rust %d: entry %d",
+					      rust, i);
+		}
+		expect_cont_sane(test, ptes, 2 * nr, rust ? "Rust, writable" : "C, writable");
 	}
 }
 
@@ -1213,6 +1366,7 @@ static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(zero_page_then_write),
 	KUNIT_CASE(data_and_neighbours),
 	KUNIT_CASE(partial_zap_unfolds),
+	KUNIT_CASE(mprotect_keeps_blocks),
 	KUNIT_CASE(install_race_lost),
 	KUNIT_CASE(uffd_wp_marker_kept),
 	KUNIT_CASE(uffd_missing_handed_over),

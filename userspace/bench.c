@@ -25,6 +25,11 @@
  *			with the C reference on a callback page walk
  *			(ksm_unmerge_ref): guest ns of the madvise() call,
  *			pages checked unmerged
+ *   bench ksm-grid ROUNDS	KSM unmerge on spread layouts: 1, 64 and 4096
+ *			pages spread evenly over 1 GiB, 64 GiB and 1 TiB,
+ *			Rust, the layouts rotated each round; and 64 pages
+ *			over 64 GiB (one a GiB) with 6.12's C loop too, C and
+ *			Rust first in turn: guest ns, populated PTE tables
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -540,6 +545,40 @@ static unsigned long pfn_of(int pagemap, const char *addr)
 	return e & ((1UL << 55) - 1);
 }
 
+static int cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Whether the @n pages at @pages[] are unmerged: each maps a PFN of its own,
+ * none of them @peer_pfn (the page they were merged with), and holds its
+ * contents, every byte @fill.
+ */
+static int ksm_unmerged(int pagemap, char *const *pages, size_t n, unsigned long peer_pfn,
+			int fill)
+{
+	unsigned long *pfns = malloc(n * sizeof(*pfns));
+	size_t i, j;
+	int ok = pfns != NULL;
+
+	for (i = 0; ok && i < n; i++) {
+		pfns[i] = pfn_of(pagemap, pages[i]);
+		ok = pfns[i] && pfns[i] != peer_pfn;
+		for (j = 0; ok && j < (size_t)page_size; j++)
+			ok = pages[i][j] == fill;
+	}
+	if (ok) {
+		qsort(pfns, n, sizeof(*pfns), cmp_ulong);
+		for (i = 1; ok && i < n; i++)
+			ok = pfns[i] != pfns[i - 1];
+	}
+	free(pfns);
+	return ok;
+}
+
 /*
  * Whether the @n pages at @pages[] all map one PFN (merged: 1) or all map
  * different ones (unmerged: 0); -1 if neither.
@@ -587,23 +626,34 @@ static const char *const ksm_path_title[] = { "C", "Rust", "C, callback walk" };
 static int ksm_one(int round, const char *kind, enum ksm_path path, size_t len,
 		   const size_t *offs, size_t n, size_t win)
 {
-	char **pages = malloc(n * sizeof(*pages));
+	/* The pages, and a peer page outside the area they all merge with. */
+	char **pages = malloc((n + 1) * sizeof(*pages));
 	int pagemap = open("/proc/self/pagemap", O_RDONLY);
-	char *area;
-	size_t i;
+	char *area, *peer;
+	unsigned long peer_pfn;
+	size_t i, tables = 0;
 	double t0, ns;
 
 	if (!pages || pagemap < 0)
 		return 1;
 	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (area == MAP_FAILED) {
+	peer = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED || peer == MAP_FAILED) {
 		perror("bench ksm: mmap");
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
 		pages[i] = area + offs[i];
 		memset(pages[i], 0x5a, page_size);
+		/* PTE tables populated: one per 2 MiB range with a page (offs ascending). */
+		tables += !i || offs[i] / (2 * MIB) != offs[i - 1] / (2 * MIB);
+	}
+	pages[n] = peer;
+	memset(peer, 0x5a, page_size);
+	if (madvise(peer, page_size, MADV_MERGEABLE)) {
+		perror("bench ksm: MADV_MERGEABLE");
+		return 1;
 	}
 	/* Mergeable windows first (one anon_vma for all), so ksmd scans little. */
 	for (i = 0; i < n; i++) {
@@ -616,10 +666,11 @@ static int ksm_one(int round, const char *kind, enum ksm_path path, size_t len,
 			return 1;
 		}
 	}
-	if (ksm_merge(pagemap, pages, n)) {
+	if (ksm_merge(pagemap, pages, n + 1)) {
 		fprintf(stderr, "bench ksm: ksmd did not merge the %s pages in 60 s\n", kind);
 		return 1;
 	}
+	peer_pfn = pfn_of(pagemap, peer);
 	if (madvise(area, len, MADV_MERGEABLE) ||
 	    write_str("/sys/kernel/debug/mm_rs/ksm_unmerge", path == KSM_RUST ? "1" : "0") ||
 	    write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", path == KSM_C_WALK ? "1" : "0")) {
@@ -632,21 +683,17 @@ static int ksm_one(int round, const char *kind, enum ksm_path path, size_t len,
 		return 1;
 	}
 	ns = now_ns() - t0;
-	if (ksm_merged(pagemap, pages, n) != 0) {
-		fprintf(stderr, "bench ksm: %s, %s: pages still merged after MADV_UNMERGEABLE\n",
-			kind, ksm_path_name[path]);
+	if (!ksm_unmerged(pagemap, pages, n, peer_pfn, 0x5a)) {
+		fprintf(stderr, "bench ksm: %s, %s: a page still merged, sharing a PFN or changed "
+			"after MADV_UNMERGEABLE\n", kind, ksm_path_name[path]);
 		return 1;
 	}
-	for (i = 0; i < n; i++)
-		if (pages[i][page_size - 1] != 0x5a) {
-			fprintf(stderr, "bench ksm: page %zu lost its contents\n", i);
-			return 1;
-		}
-	printf("mmrs-data bench ksm round=%d kind=%s path=%s pages=%zu area_kb=%zu ns=%.0f\n",
-	       round, kind, ksm_path_name[path], n, len >> 10, ns);
-	printf("bench ksm: round %d, %s, %s: %zu pages in %zu MiB unmerged in %.3f ms\n",
-	       round, kind, ksm_path_title[path], n, len >> 20, ns / 1e6);
+	printf("mmrs-data bench ksm round=%d kind=%s path=%s pages=%zu area_kb=%zu tables=%zu "
+	       "ns=%.0f\n", round, kind, ksm_path_name[path], n, len >> 10, tables, ns);
+	printf("bench ksm: round %d, %s, %s: %zu pages (%zu PTE tables) in %zu MiB unmerged in "
+	       "%.3f ms\n", round, kind, ksm_path_title[path], n, tables, len >> 20, ns / 1e6);
 	munmap(area, len);
+	munmap(peer, page_size);
 	close(pagemap);
 	free(pages);
 	return 0;
@@ -699,6 +746,63 @@ static int ksm_bench(int rounds)
 	return 0;
 }
 
+/* The layouts of bench ksm-grid: pages, spread evenly over an area of GiB. */
+static const struct { size_t pages, area_gb; } ksm_grid[] = {
+	{ 1, 1 }, { 64, 1 }, { 4096, 1 },
+	{ 1, 64 }, { 64, 64 }, { 4096, 64 },
+	{ 1, 1024 }, { 64, 1024 }, { 4096, 1024 },
+};
+#define KSM_GRID_N	(sizeof(ksm_grid) / sizeof(ksm_grid[0]))
+
+static int ksm_grid_one(int round, size_t g, enum ksm_path path)
+{
+	size_t n = ksm_grid[g].pages, len = ksm_grid[g].area_gb << 30, stride = len / n, i;
+	size_t *offs = malloc(n * sizeof(*offs));
+	char kind[32];
+	int ret;
+
+	if (!offs)
+		return 1;
+	/* In the middle of each stride, page-aligned: not at a table's start. */
+	for (i = 0; i < n; i++)
+		offs[i] = (i * stride + stride / 2) & ~(size_t)(page_size - 1);
+	snprintf(kind, sizeof(kind), "grid-%zu-%zug", n, ksm_grid[g].area_gb);
+	ret = ksm_one(round, kind, path, len, offs, n, 2 * MIB);
+	free(offs);
+	return ret;
+}
+
+static int ksm_grid_bench(int rounds)
+{
+	size_t g;
+	int r, k;
+
+	printf("== bench ksm-grid: MADV_UNMERGEABLE of spread layouts; guest time ==\n");
+	if (access("/sys/kernel/debug/mm_rs/ksm_unmerge", W_OK)) {
+		fprintf(stderr, "bench ksm-grid: no /sys/kernel/debug/mm_rs/ksm_unmerge\n");
+		return 1;
+	}
+	if (write_str("/sys/kernel/mm/ksm/max_page_sharing", "32768") ||
+	    write_str("/sys/kernel/mm/ksm/pages_to_scan", "4000") ||
+	    write_str("/sys/kernel/mm/ksm/sleep_millisecs", "1") ||
+	    write_str("/sys/kernel/mm/transparent_hugepage/enabled", "never") ||
+	    (access("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", W_OK) == 0 &&
+	     write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", "0")))
+		return 1;
+	for (r = 0; r < rounds; r++) {
+		/* One GiB a page over 64 GiB: C and Rust, each first in turn. */
+		for (k = 0; k < 2; k++)
+			if (ksm_grid_one(r, 4, (k + r) % 2 ? KSM_C : KSM_RUST))
+				return 1;
+		/* Every layout in Rust, from a different one each round. */
+		for (g = 0; g < KSM_GRID_N; g++)
+			if (ksm_grid_one(r, (g + r * 4) % KSM_GRID_N, KSM_RUST))
+				return 1;
+	}
+	write_str("/sys/kernel/debug/mm_rs/ksm_unmerge", "1");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 2 ? atoi(argv[2]) : 3;
@@ -711,10 +815,12 @@ int main(int argc, char **argv)
 		return mt(rounds);
 	if (argc > 1 && !strcmp(argv[1], "policy"))
 		return policy_bench(rounds);
+	if (argc > 1 && !strcmp(argv[1], "ksm-grid"))
+		return ksm_grid_bench(rounds);
 	if (argc > 1 && !strcmp(argv[1], "ksm"))
 		return ksm_bench(rounds);
 	if (argc > 1 && !strcmp(argv[1], "malloc-child"))
 		return malloc_child();
-	fprintf(stderr, "usage: bench anon|mt|policy|ksm [ROUNDS]\n");
+	fprintf(stderr, "usage: bench anon|mt|policy|ksm|ksm-grid [ROUNDS]\n");
 	return 2;
 }

@@ -129,7 +129,7 @@ pub mod walk_ok {
     use core::ops::ControlFlow;
     use kernel::mm::{
         virt::{MmapLockedVma, MmapWriteLockedVma},
-        walk::{MaySleep, PteEntry, PteVisitor, RangeWalk},
+        walk::{MaySleep, PteEntry, PteVisitor, RangeWalk, Stopped},
     };
 
     struct FindKsm;
@@ -149,7 +149,7 @@ pub mod walk_ok {
         let Some(mut walk) = RangeWalk::new(vma, may_sleep, vma.start(), vma.end()) else {
             return;
         };
-        while let ControlFlow::Break(((), mut at)) = walk.walk(&mut FindKsm) {
+        while let ControlFlow::Break(((), Stopped::Entry(mut at))) = walk.walk(&mut FindKsm) {
             if at.unshare_fault() != 0 {
                 at.skip_page();
             }
@@ -162,7 +162,7 @@ pub mod walk_ok {
             return;
         };
         vma.start_write(walk.may_sleep());
-        while let ControlFlow::Break(((), mut at)) = walk.walk(&mut FindKsm) {
+        while let ControlFlow::Break(((), Stopped::Entry(mut at))) = walk.walk(&mut FindKsm) {
             if at.unshare_fault() != 0 {
                 at.skip_page();
             }

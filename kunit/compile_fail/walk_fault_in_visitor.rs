@@ -6,10 +6,10 @@
 use core::ops::ControlFlow;
 use kernel::mm::{
     virt::MmapLockedVma,
-    walk::{MaySleep, PteEntry, PteVisitor, RangeWalk, Stopped},
+    walk::{EntryStop, MaySleep, PteEntry, PteVisitor, RangeWalk, Stopped},
 };
 
-struct FaultThere<'s, 'w, 'v>(&'s mut Stopped<'w, 'v>);
+struct FaultThere<'s, 'w, 'v>(&'s mut EntryStop<'w, 'v>);
 
 impl PteVisitor for FaultThere<'_, '_, '_> {
     type Break = ();
@@ -38,7 +38,7 @@ pub fn f(vma: &MmapLockedVma, may_sleep: &mut MaySleep) {
     let Some(mut second) = RangeWalk::new(vma, may_sleep, start, end) else {
         return;
     };
-    if let ControlFlow::Break(((), mut at)) = first.walk(&mut Any) {
+    if let ControlFlow::Break(((), Stopped::Entry(mut at))) = first.walk(&mut Any) {
         let _ = second.walk(&mut FaultThere(&mut at));
     }
 }

@@ -22,7 +22,8 @@
 //! - when to stop: once the mm has no users (`ksm_test_exit()`: 0, the rest left to
 //!   `exit_mmap()`), or with `-ERESTARTSYS` on a pending signal, checked before the first
 //!   address and before each address where something is broken; 6.12 checks before every
-//!   address, populated or not, which here is before each PTE table (or hole) instead;
+//!   address, populated or not, which here is after each PTE table or huge leaf instead (holes
+//!   cost a read of their entry, not a check);
 //! - the VMA write-locked against per-VMA-lock faults first (`vma_start_write()`) when the
 //!   caller holds the mmap lock for writing and asks for it (`lock_vma`).
 
@@ -33,7 +34,7 @@ use kernel::{
     error::{code::ENOMEM, code::ERESTARTSYS, Result},
     mm::{
         virt::{MmapLockedVma, MmapWriteLockedVma},
-        walk::{MaySleep, PteEntry, PteVisitor, RangeWalk},
+        walk::{MaySleep, PteEntry, PteVisitor, RangeWalk, Stopped},
         Mm,
     },
 };
@@ -141,9 +142,10 @@ pub(crate) fn unmerge_ksm_pages(
     loop {
         let mut at = match walk.walk(&mut visitor) {
             Continue(()) => return Ok(()),
-            Break((Stop::Ksm, at)) => at,
+            Break((Stop::Ksm, Stopped::Entry(at))) => at,
             Break((Stop::Signal, _)) => return Err(ERESTARTSYS),
-            Break((Stop::Exit, _)) => return Ok(()),
+            // The mm exits (a KSM page is met at an entry only: `Unmerge` breaks nowhere else).
+            Break(_) => return Ok(()),
         };
         if retry != Some(at.addr()) {
             match exit_or_signal(mm) {

@@ -10,7 +10,7 @@ use kernel::{
     error::code::EINVAL,
     mm::{
         virt::MmapLockedVma,
-        walk::{MaySleep, PteEntry, PteVisitor, RangeWalk},
+        walk::{MaySleep, PteEntry, PteVisitor, RangeWalk, Stopped},
     },
 };
 
@@ -103,4 +103,69 @@ pub unsafe extern "C" fn mm_rs_walk_count(
     0
 }
 
+/// Counts entries into `c`; stops at every huge PMD leaf and every pause.
+struct StopEverywhere<'c> {
+    c: &'c mut bindings::mm_rs_walk_counts,
+}
+
+impl PteVisitor for StopEverywhere<'_> {
+    type Break = ();
+
+    fn pte_entry(&mut self, _entry: PteEntry<'_>) -> ControlFlow<()> {
+        self.c.entries = self.c.entries.wrapping_add(1);
+        Continue(())
+    }
+
+    fn pmd_leaf(&mut self, _addr: usize) -> ControlFlow<()> {
+        Break(())
+    }
+
+    fn pause(&mut self) -> ControlFlow<()> {
+        Break(())
+    }
+}
+
+/// Walks `[start, end)` of `vma` stopping at every huge PMD leaf, which it skips
+/// ([`LeafStop::skip_leaf`](kernel::mm::walk::LeafStop::skip_leaf)), and at every pause,
+/// where it walks on; counts into `c` (zeroed first) the entries visited, the stops at a leaf
+/// (`leaves`) and between tables (`pauses`). 0, or `-EINVAL` as [`mm_rs_walk_count`].
+///
+/// # Safety
+///
+/// As for [`mm_rs_walk_count`].
+#[no_mangle]
+pub unsafe extern "C" fn mm_rs_walk_stops(
+    vma: *mut bindings::vm_area_struct,
+    start: c_ulong,
+    end: c_ulong,
+    c: *mut bindings::mm_rs_walk_counts,
+) -> c_int {
+    // SAFETY: Guaranteed by the caller (an `mm_users` reference keeps `exit_mmap()` away).
+    let (vma, c) = unsafe { (MmapLockedVma::from_raw(vma), &mut *c) };
+    let Some(vma) = vma else {
+        return EINVAL.to_errno();
+    };
+    *c = bindings::mm_rs_walk_counts::default();
+    // SAFETY: The caller, a KUnit test holding the mmap lock, may sleep; this is the one
+    // `MaySleep` of the call.
+    let mut may_sleep = unsafe { MaySleep::new() };
+    let Some(mut walk) = RangeWalk::new(vma, &mut may_sleep, start, end) else {
+        return EINVAL.to_errno();
+    };
+    let mut v = StopEverywhere { c };
+    loop {
+        match walk.walk(&mut v) {
+            Continue(()) => return 0,
+            Break(((), Stopped::Leaf(at))) => {
+                v.c.leaves = v.c.leaves.wrapping_add(1);
+                at.skip_leaf();
+            }
+            Break(((), Stopped::Between(_))) => v.c.pauses = v.c.pauses.wrapping_add(1),
+            // `StopEverywhere` does not stop at entries.
+            Break(((), Stopped::Entry(_))) => return EINVAL.to_errno(),
+        }
+    }
+}
+
 export_check!(mm_rs_walk_count);
+export_check!(mm_rs_walk_stops);

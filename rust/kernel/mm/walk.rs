@@ -24,10 +24,13 @@
 //!   slot). Hugetlb VMAs, whose PMD tables another mm's `huge_pmd_unshare()` may take away
 //!   without this mmap lock, are no [`MmapLockedVma`]s.
 //! - Nothing sleeps with the PTE lock held: the lock is dropped before the walk returns or
-//!   pauses between tables, where it reschedules (`cond_resched()`) and asks the visitor whether
-//!   to stop ([`PteVisitor::pause`]: a pending signal, an exiting mm). The operations of
+//!   pauses after a table, where it reschedules (`cond_resched()`) and asks the visitor whether
+//!   to stop ([`PteVisitor::pause`]: a pending signal, an exiting mm).
+//! - Each level loops over the entries of its own table, as C's nested `walk_*_range()` loops
+//!   do, and pauses come after populated PMD entries only, so a walk costs what the populated
+//!   tables of its range cost (and a read of each entry above them), not what its size does. The operations of
 //!   `kernel::mm` that sleep need the task's [`MaySleep`]: the fault of
-//!   [`Stopped::unshare_fault`] is reached through a stopped walk only, and
+//!   [`EntryStop::unshare_fault`] is reached through a walk stopped at an entry only, and
 //!   [`MmapWriteLockedVma::start_write`](super::virt::MmapWriteLockedVma::start_write) takes
 //!   `&mut MaySleep`; every walk borrows the context's [`MaySleep`] mutably for its whole life,
 //!   so no other walk, no [`Stopped`] and no `start_write()` can be reached while one walk's
@@ -60,20 +63,22 @@ pub trait PteVisitor {
     type Break;
 
     /// Visits the entry `entry`, which is not none, under its table's lock. Returning
-    /// [`Break`] stops the walk at this entry: [`Stopped::addr`] is its address, and the walk
-    /// resumes with it.
+    /// [`Break`] stops the walk at this entry ([`Stopped::Entry`]): [`EntryStop::addr`] is its
+    /// address, and the walk resumes with it.
     fn pte_entry(&mut self, entry: PteEntry<'_>) -> ControlFlow<Self::Break>;
 
     /// Meets a huge PMD leaf (a PMD-mapped THP or devmap, or a migration entry of one) at
     /// `addr`, read without a lock. Skipped unless this returns [`Break`], which stops the
-    /// walk at `addr`.
+    /// walk at `addr` ([`Stopped::Leaf`]); the walk resumes with the leaf, or past it after
+    /// [`LeafStop::skip_leaf`].
     #[inline(always)]
     fn pmd_leaf(&mut self, _addr: usize) -> ControlFlow<Self::Break> {
         Continue(())
     }
 
-    /// Between two tables (or holes), with no PTE lock held, after rescheduling: returning
-    /// [`Break`] stops the walk where the next table starts.
+    /// After a PTE table or a huge leaf that does not end the walk (not after holes), with no
+    /// PTE lock held, after rescheduling: returning [`Break`] stops the walk where the next PMD
+    /// range starts ([`Stopped::Between`]).
     #[inline(always)]
     fn pause(&mut self) -> ControlFlow<Self::Break> {
         Continue(())
@@ -254,62 +259,160 @@ impl<'v> RangeWalk<'v> {
     /// Walks from [`Self::addr`] to the range's end, handing every entry that is not none to
     /// `v`, in address order, each once. Returns [`Continue`] at the end, or [`Break`] with
     /// what stopped the walk and where (see [`PteVisitor`]); walking again resumes there.
+    ///
+    /// Each level loops over the entries of its own table, as C's nested `walk_*_range()`
+    /// loops do: the next entry is not read again from the top, and what is none at a level is
+    /// skipped there at the cost of reading it. The walk reschedules and asks the visitor to
+    /// [`PteVisitor::pause`] after each PMD entry it visited (a PTE table or a huge leaf), not
+    /// after holes, so its cost follows the populated tables of the range, not its size.
     #[inline]
     pub fn walk<V: PteVisitor>(&mut self, v: &mut V) -> ControlFlow<(V::Break, Stopped<'_, 'v>)> {
         let mm = self.vma.mm().as_raw();
         while self.addr < self.end {
-            let (addr, end) = (self.addr, self.end);
-            // Each level's end is bounded by the end of the level above, as in C's nested
-            // loops: a folded level's `*_addr_end()` returns the bound it is given.
-            //
-            // SAFETY: For the whole block: the mm is the locked VMA's; its mmap lock, held for
-            // 'v (the `MmapLockedVma` invariants), keeps its PGD, P4D, PUD and PMD tables
-            // allocated, so each `*_offset()` points into an allocated table; the entries are
-            // read with `READ_ONCE()` by the helpers; `pmd_range()`'s requirements are met by
-            // `pmd` (it maps `addr`) and `next` (at most the end of the PMD's range).
-            let next = unsafe {
-                let pgd = bindings::mm_rs_pgd_offset(mm, addr);
-                let pgd_end = bindings::mm_rs_pgd_addr_end(addr, end);
-                if bindings::mm_rs_pgd_skip(pgd) {
-                    pgd_end
-                } else {
-                    let p4d = bindings::mm_rs_p4d_offset(pgd, addr);
-                    let p4d_end = bindings::mm_rs_p4d_addr_end(addr, pgd_end);
-                    if bindings::mm_rs_p4d_skip(p4d) {
-                        p4d_end
-                    } else {
-                        let pud = bindings::mm_rs_pud_offset(p4d, addr);
-                        let pud_end = bindings::mm_rs_pud_addr_end(addr, p4d_end);
-                        if bindings::mm_rs_pud_skip(pud) {
-                            pud_end
-                        } else {
-                            let pmd = bindings::mm_rs_pmd_offset(pud, addr);
-                            let next = bindings::mm_rs_pmd_addr_end(addr, pud_end);
-                            if let Break(b) = self.pmd_range(mm, pmd, next, v) {
-                                return Break((b, Stopped { walk: self }));
-                            }
-                            next
-                        }
-                    }
-                }
-            };
-            // INVARIANT: Every `*_addr_end()` is above `addr` and at most its bound, itself at
-            // most `end`; table boundaries and `end` are page-aligned.
-            self.addr = next;
-            if next < end {
-                // SAFETY: No PTE lock is held here, and the task may sleep (the walk holds
-                // its `MaySleep`).
-                unsafe { bindings::mm_rs_cond_resched() };
-                if let Break(b) = v.pause() {
-                    return Break((b, Stopped { walk: self }));
-                }
+            // SAFETY: The mm is the locked VMA's; its mmap lock, held for 'v (the
+            // `MmapLockedVma` invariants), keeps its PGD allocated, so `pgd` points into it.
+            let pgd = unsafe { bindings::mm_rs_pgd_offset(mm, self.addr) };
+            // SAFETY: Reads nothing.
+            let next = unsafe { bindings::mm_rs_pgd_addr_end(self.addr, self.end) };
+            // SAFETY: `pgd` points into the PGD (above); the helper reads it with `READ_ONCE()`.
+            if unsafe { bindings::mm_rs_pgd_skip(pgd) } {
+                // INVARIANT: Above `self.addr`, at most the end, page-aligned.
+                self.addr = next;
+                continue;
+            }
+            // SAFETY: `pgd` maps `self.addr` and is not none; `next` is the end of its range,
+            // cut to the walk's.
+            if let Break((b, at)) = unsafe { self.p4d_range(pgd, next, v) } {
+                return Break((b, at.stopped(self)));
             }
         }
         Continue(())
     }
 
-    /// Visits the entries of `[self.addr, next)`, all under the PMD entry `pmd`. On [`Break`],
-    /// `self.addr` is where the visitor stopped.
+    /// The P4D entries of `[self.addr, end)`, under the PGD entry `pgd`, as C's
+    /// `walk_p4d_range()`; leaves `self.addr` at `end` unless stopped.
+    ///
+    /// # Safety
+    ///
+    /// `pgd` must be the PGD entry of the VMA's mm that maps `self.addr`, not none, with the mmap
+    /// lock held; `end` must be at most the end of its range and of the walk.
+    #[inline(always)]
+    unsafe fn p4d_range<V: PteVisitor>(
+        &mut self,
+        pgd: *mut bindings::pgd_t,
+        end: usize,
+        v: &mut V,
+    ) -> ControlFlow<(V::Break, StopAt)> {
+        // SAFETY: The mmap lock keeps the P4D table (or the PGD, where the P4D is folded into
+        // it) allocated; `p4d` advances to the entry of the next P4D range, in the same table
+        // while `self.addr` is below `end`, and is not read past it.
+        let mut p4d = unsafe { bindings::mm_rs_p4d_offset(pgd, self.addr) };
+        while self.addr < end {
+            // SAFETY: As above; the entry is read with `READ_ONCE()`.
+            let (next, skip) = unsafe {
+                (
+                    bindings::mm_rs_p4d_addr_end(self.addr, end),
+                    bindings::mm_rs_p4d_skip(p4d),
+                )
+            };
+            if skip {
+                // INVARIANT: A P4D hole's end: above `self.addr`, at most `end`, page-aligned.
+                self.addr = next;
+            } else {
+                // SAFETY: `p4d` maps `self.addr` and is not none; `next` ends its range.
+                if let Break(b) = unsafe { self.pud_range(p4d, next, v) } {
+                    return Break(b);
+                }
+            }
+            p4d = p4d.wrapping_add(1);
+        }
+        Continue(())
+    }
+
+    /// The PUD entries of `[self.addr, end)`, under the P4D entry `p4d`, as C's
+    /// `walk_pud_range()`; leaves `self.addr` at `end` unless stopped.
+    ///
+    /// # Safety
+    ///
+    /// `p4d` must be the P4D entry of the VMA's mm that maps `self.addr`, not none, with the mmap
+    /// lock held; `end` must be at most the end of its range and of the walk.
+    #[inline(always)]
+    unsafe fn pud_range<V: PteVisitor>(
+        &mut self,
+        p4d: *mut bindings::p4d_t,
+        end: usize,
+        v: &mut V,
+    ) -> ControlFlow<(V::Break, StopAt)> {
+        // SAFETY: As in `p4d_range()`, one level down.
+        let mut pud = unsafe { bindings::mm_rs_pud_offset(p4d, self.addr) };
+        while self.addr < end {
+            // SAFETY: As above; the entry is read with `READ_ONCE()`.
+            let (next, skip) = unsafe {
+                (
+                    bindings::mm_rs_pud_addr_end(self.addr, end),
+                    bindings::mm_rs_pud_skip(pud),
+                )
+            };
+            if skip {
+                // INVARIANT: A PUD hole's end: above `self.addr`, at most `end`, page-aligned.
+                self.addr = next;
+            } else {
+                // SAFETY: `pud` maps `self.addr` and is not none; `next` ends its range.
+                if let Break(b) = unsafe { self.pmd_table(pud, next, v) } {
+                    return Break(b);
+                }
+            }
+            pud = pud.wrapping_add(1);
+        }
+        Continue(())
+    }
+
+    /// The PMD entries of `[self.addr, end)`, under the PUD entry `pud`, as C's
+    /// `walk_pmd_range()`: after each entry it visited (a PTE table or a huge leaf) that does
+    /// not end the walk, reschedules and asks the visitor to pause. Leaves `self.addr` at `end`
+    /// unless stopped.
+    ///
+    /// # Safety
+    ///
+    /// `pud` must be the PUD entry of the VMA's mm that maps `self.addr`, not none, with the mmap
+    /// lock held; `end` must be at most the end of its range and of the walk.
+    #[inline(always)]
+    unsafe fn pmd_table<V: PteVisitor>(
+        &mut self,
+        pud: *mut bindings::pud_t,
+        end: usize,
+        v: &mut V,
+    ) -> ControlFlow<(V::Break, StopAt)> {
+        let mm = self.vma.mm().as_raw();
+        // SAFETY: As in `p4d_range()`, one level down.
+        let mut pmd = unsafe { bindings::mm_rs_pmd_offset(pud, self.addr) };
+        while self.addr < end {
+            // SAFETY: Reads nothing.
+            let next = unsafe { bindings::mm_rs_pmd_addr_end(self.addr, end) };
+            // SAFETY: `pmd` maps `self.addr` in `mm` and stays allocated (the mmap lock); `next`
+            // is at most the end of its range.
+            let visited = match unsafe { self.pmd_range(mm, pmd, next, v) } {
+                Continue(visited) => visited,
+                Break(b) => return Break(b),
+            };
+            // INVARIANT: Above `self.addr`, at most `end`, page-aligned.
+            self.addr = next;
+            if visited && next < self.end {
+                // SAFETY: No PTE lock is held here, and the task may sleep (the walk holds its
+                // `MaySleep`).
+                unsafe { bindings::mm_rs_cond_resched() };
+                if let Break(b) = v.pause() {
+                    return Break((b, StopAt::Between));
+                }
+            }
+            pmd = pmd.wrapping_add(1);
+        }
+        Continue(())
+    }
+
+    /// Visits the entries of `[self.addr, next)`, all under the PMD entry `pmd`: [`Continue`]
+    /// with whether there was anything to visit (a PTE table or a huge leaf). On [`Break`],
+    /// `self.addr` is where the visitor stopped, and the [`StopAt`] says what it stopped at.
     ///
     /// # Safety
     ///
@@ -322,13 +425,18 @@ impl<'v> RangeWalk<'v> {
         pmd: *mut bindings::pmd_t,
         next: usize,
         v: &mut V,
-    ) -> ControlFlow<V::Break> {
+    ) -> ControlFlow<(V::Break, StopAt), bool> {
         loop {
             // SAFETY: `pmd` is allocated (the caller); the entry is read once, locklessly.
             match unsafe { bindings::mm_rs_pmd_kind(pmd) } {
                 bindings::mm_rs_pmd_kind_MM_RS_PMD_TABLE => {}
-                bindings::mm_rs_pmd_kind_MM_RS_PMD_LEAF => return v.pmd_leaf(self.addr),
-                _ => return Continue(()),
+                bindings::mm_rs_pmd_kind_MM_RS_PMD_LEAF => {
+                    return match v.pmd_leaf(self.addr) {
+                        Continue(()) => Continue(true),
+                        Break(b) => Break((b, StopAt::Leaf { end: next })),
+                    };
+                }
+                _ => return Continue(false),
             }
             // KUnit's race window: PT reclaim may free the table read above before it is mapped.
             #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
@@ -378,27 +486,75 @@ impl<'v> RangeWalk<'v> {
                 if let Break(b) = v.pte_entry(entry) {
                     // INVARIANT: `addr` is below `next`, page-aligned and in the range.
                     self.addr = addr;
-                    return Break(b);
+                    return Break((b, StopAt::Entry));
                 }
             }
-            return Continue(());
+            return Continue(true);
         }
     }
 }
 
-/// A walk stopped by its visitor, at [`Self::addr`], with no PTE lock held.
-///
-/// # Invariants
-///
-/// `walk.addr` is page-aligned and below `walk.end`: a page of the walk's VMA (no hugetlb VMA,
-/// and `exit_mmap()` cannot start: the [`MmapLockedVma`] contract); no PTE lock of the walk is
-/// held, and the walk holds its task's [`MaySleep`], so the task may sleep.
-pub struct Stopped<'w, 'v> {
-    walk: &'w mut RangeWalk<'v>,
+/// What a walk stopped at, as its levels report it.
+enum StopAt {
+    /// An entry, at the walk's address.
+    Entry,
+    /// A huge PMD leaf at the walk's address, whose range (cut to the walk's) ends at `end`.
+    Leaf { end: usize },
+    /// Where the next PMD range starts, at the walk's address.
+    Between,
+}
+
+impl StopAt {
+    /// The stopped walk, for what it stopped at.
+    #[inline(always)]
+    fn stopped<'w, 'v>(self, walk: &'w mut RangeWalk<'v>) -> Stopped<'w, 'v> {
+        match self {
+            Self::Entry => Stopped::Entry(EntryStop { walk }),
+            // INVARIANT: `end` is `pmd_range()`'s `next`: above the leaf's address, at most the
+            // end of its PMD range and of the walk, and page-aligned.
+            Self::Leaf { end } => Stopped::Leaf(LeafStop { walk, end }),
+            Self::Between => Stopped::Between(BetweenStop { walk }),
+        }
+    }
+}
+
+/// A walk stopped by its visitor, with no PTE lock held; by what it stopped at, each with what
+/// may be done there. Walking again resumes where it stopped.
+pub enum Stopped<'w, 'v> {
+    /// At an entry ([`PteVisitor::pte_entry`] returned [`Break`]).
+    Entry(EntryStop<'w, 'v>),
+    /// At a huge PMD leaf ([`PteVisitor::pmd_leaf`] returned [`Break`]).
+    Leaf(LeafStop<'w, 'v>),
+    /// Where the next table starts ([`PteVisitor::pause`] returned [`Break`]).
+    Between(BetweenStop<'w, 'v>),
 }
 
 impl Stopped<'_, '_> {
     /// Where the walk stopped: the entry, leaf or next table the visitor stopped at.
+    #[inline]
+    pub fn addr(&self) -> usize {
+        match self {
+            Self::Entry(at) => at.addr(),
+            Self::Leaf(at) => at.addr(),
+            Self::Between(at) => at.addr(),
+        }
+    }
+}
+
+/// A walk stopped at an entry that was not none, at [`Self::addr`], with no PTE lock held.
+///
+/// # Invariants
+///
+/// `walk.addr` is page-aligned and below `walk.end`: a page of the walk's VMA (no hugetlb VMA,
+/// and `exit_mmap()` cannot start: the [`MmapLockedVma`] contract), where the visitor found an
+/// entry that was not none; no PTE lock of the walk is held, and the walk holds its task's
+/// [`MaySleep`], so the task may sleep.
+pub struct EntryStop<'w, 'v> {
+    walk: &'w mut RangeWalk<'v>,
+}
+
+impl EntryStop<'_, '_> {
+    /// The address of the entry the walk stopped at.
     #[inline]
     pub fn addr(&self) -> usize {
         self.walk.addr
@@ -410,6 +566,9 @@ impl Stopped<'_, '_> {
     /// Reschedules first, as `break_ksm()` does before each try. Returns the fault's
     /// `VM_FAULT_*` bits. May sleep. The fault does not release the mmap lock (it is not allowed
     /// to retry). The walk resumes at the same address.
+    ///
+    /// Only at an entry: at a hole (a [`BetweenStop`]) the fault would fill it with the zero
+    /// page, and a huge PMD leaf is not what an unshare of one page is for.
     #[inline]
     pub fn unshare_fault(&mut self) -> bindings::vm_fault_t {
         // SAFETY: The task may sleep (type invariants).
@@ -429,5 +588,47 @@ impl Stopped<'_, '_> {
         // INVARIANT: `addr` is page-aligned and below `end`, itself page-aligned, so one page
         // further is at most `end`.
         self.walk.addr = self.walk.addr.wrapping_add(PAGE_SIZE);
+    }
+}
+
+/// A walk stopped at a huge PMD leaf, at [`Self::addr`], with no lock held.
+///
+/// # Invariants
+///
+/// `walk.addr` is below `end`, which is the end of the leaf's range cut to the walk's:
+/// page-aligned and at most `walk.end`.
+pub struct LeafStop<'w, 'v> {
+    walk: &'w mut RangeWalk<'v>,
+    end: usize,
+}
+
+impl LeafStop<'_, '_> {
+    /// The address in the leaf's range where the walk stopped.
+    #[inline]
+    pub fn addr(&self) -> usize {
+        self.walk.addr
+    }
+
+    /// Moves the walk past the leaf's range, so that the walk does not stop at it again (page
+    /// by page, that would be up to `PTRS_PER_PTE` stops at one leaf). The stop took the place
+    /// of the pause after the leaf: walking again goes on with the next range, no pause first.
+    #[inline]
+    pub fn skip_leaf(self) {
+        // INVARIANT: `end` is page-aligned and at most the walk's end (type invariants).
+        self.walk.addr = self.end;
+    }
+}
+
+/// A walk stopped between two tables or holes, at [`Self::addr`] (where the next starts), with
+/// no lock held. Nothing is at that address to work on: walking again goes on from there.
+pub struct BetweenStop<'w, 'v> {
+    walk: &'w mut RangeWalk<'v>,
+}
+
+impl BetweenStop<'_, '_> {
+    /// Where the next table or hole starts.
+    #[inline]
+    pub fn addr(&self) -> usize {
+        self.walk.addr
     }
 }
