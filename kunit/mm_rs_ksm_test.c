@@ -676,6 +676,26 @@ static void walk_skips_holes_per_level(struct kunit *test)
 	want.pauses = 1;
 	walk_range(test, base, base + len, &got);
 	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
+
+	/*
+	 * Holes among the PMD entries of one table: pages in the first and the
+	 * sixth of six PMD ranges, four none between: one pause, after the
+	 * first's table, none after the holes.
+	 */
+	base = 16 * PUD_SIZE;
+	len = 6 * PMD_SIZE;
+	map_at(test, base, len);
+	KUNIT_ASSERT_EQ(test, write_byte(base + 3 * PAGE_SIZE, 1), 0);
+	KUNIT_ASSERT_EQ(test, write_byte(base + len - PAGE_SIZE, 1), 0);
+	memset(&want, 0, sizeof(want));
+	want.entries = 2;
+	want.tables = 2;
+	want.first = base + 3 * PAGE_SIZE;
+	want.last = base + len - PAGE_SIZE;
+	want.sum = want.first + want.last;
+	want.pauses = 1;
+	walk_range(test, base, base + len, &got);
+	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
 }
 
 /*
