@@ -4,7 +4,10 @@
 
 mm-rs keeps C originals as its references and mirrors some C functions in
 Rust (the anonymous fault, the order decision, the exec readahead branch,
-the zap loop the PT-reclaim hooks sit in). When the base moves (a 6.12.y
+the zap loop the PT-reclaim hooks sit in), the macros it mirrors
+(is_ksm_zero_pte()), and the C callers on the path to each mirror
+(handle_pte_fault(), filemap_fault(), deferred_split_scan(), ...), where a
+new check would change what reaches it. When the base moves (a 6.12.y
 stable update of Debian's linux-source-6.12) and one of those functions
 changes, the Rust mirror may have to follow. scripts/mirrors.txt lists each
 mirrored function with the Rust file that mirrors it and a fingerprint (the
@@ -35,10 +38,27 @@ def base_file(base, path):
     return orig if os.path.exists(orig) else os.path.join(base, path)
 
 
+def macro_text(lines, name):
+    """The definition of macro `name` (function-like or not): its #define line
+    and the lines its backslashes continue it on; None if absent."""
+    define = re.compile(r"^#\s*define\s+" + re.escape(name) + r"\b")
+    for i, line in enumerate(lines):
+        if define.match(line):
+            k = i
+            while lines[k].rstrip().endswith("\\") and k + 1 < len(lines):
+                k += 1
+            return "\n".join(lines[i:k + 1]) + "\n"
+    return None
+
+
 def function_text(src, name):
     """The definition of function `name` in C source `src`: from the line its
-    declarator starts on to the closing brace in column 0; None if absent."""
+    declarator starts on to the closing brace in column 0; or, for a macro,
+    its #define with its continuation lines; None if absent."""
     lines = src.split("\n")
+    macro = macro_text(lines, name)
+    if macro:
+        return macro
     decl = re.compile(r"^[A-Za-z_].*\b" + re.escape(name) + r"\(")
     for i, line in enumerate(lines):
         if not decl.match(line) or line.rstrip().endswith(";"):

@@ -171,6 +171,14 @@ drift_sees mm/memory.c \
 drift_sees mm/huge_memory.c \
 	'/^static bool thp_underused(/,/^}/s/if (pages_identical(folio_page(folio, i), ZERO_PAGE(0))) {/if (!memchr_inv(page_address(folio_page(folio, i)), 0, PAGE_SIZE)) {/' \
 	'thp_underused() changed in the base.*mm-rs/anon/underused.rs' "6.12.117's change to thp_underused()"
+# A macro Rust mirrors: is_ksm_zero_pte() without its pte_dirty() test.
+drift_sees include/linux/ksm.h \
+	's/^#define is_ksm_zero_pte(pte)\t(is_zero_pfn(pte_pfn(pte)) \&\& pte_dirty(pte))/#define is_ksm_zero_pte(pte)\tis_zero_pfn(pte_pfn(pte))/' \
+	'is_ksm_zero_pte() changed in the base.*mm-rs/ksm/unmerge.rs' 'a changed macro (is_ksm_zero_pte())'
+# A caller on the path to a mirror: a new check in handle_pte_fault().
+drift_sees mm/memory.c \
+	'/^static vm_fault_t handle_pte_fault(/,/^}/s/if (!vmf->pte)$/if (!vmf->pte \&\& !(vmf->flags \& FAULT_FLAG_REMOTE))/' \
+	'handle_pte_fault() changed in the base.*patches/0003-' 'a new check in a caller (handle_pte_fault())'
 rm -rf "$dbase"
 # A mirror that is no longer a file (a patch renamed or split) is named too.
 dmir=$(mktemp)
