@@ -500,11 +500,12 @@ static int test_mprotect(struct mm_struct *mm, unsigned long start, unsigned lon
 {
 	struct vm_area_struct *vma, *prev;
 	unsigned long nstart = start, tmp;
+	struct vma_iterator vmi;
 	struct mmu_gather tlb;
-	VMA_ITERATOR(vmi, mm, start);
 	int err = -ENOMEM;
 
 	mmap_write_lock(mm);
+	vma_iter_init(&vmi, mm, start);
 	vma = vma_find(&vmi, end);
 	if (!vma || vma->vm_start > start)
 		goto out;

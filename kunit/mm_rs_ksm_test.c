@@ -811,7 +811,7 @@ static void set_path(struct kunit *test, enum unmerge_path path)
 	set_rust(test, path == PATH_RUST);
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
 	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref",
-						     path == PATH_REF ? "1" : "0"), 1);
+						       path == PATH_REF ? "1" : "0"), 1);
 #endif
 }
 
