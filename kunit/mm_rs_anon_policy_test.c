@@ -806,6 +806,39 @@ static void auto_fail_memory_table(struct kunit *test)
 		fail_op(0, FAIL_FAIL, 3);
 	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_FILTER, 3), BIT(3) | BIT(2));
 
+	/*
+	 * A smaller order given up holds the larger back: a free block of order
+	 * 4 would have served order 2. With orders 4, 3 and 2 given up, only 2
+	 * is tried after its backoff, not 4 nor 3 after theirs; and once 2 is
+	 * supplied again, the larger ones are tried at the next faults, their
+	 * backoff cut short, the smaller first.
+	 */
+	fail_op(0, FAIL_FORGET, 0);
+	for (i = 0; i < 4; i++) {
+		fail_op(0, FAIL_FAIL, 4);
+		fail_op(0, FAIL_FAIL, 3);
+		fail_op(0, FAIL_FAIL, 2);
+	}
+	for (i = 0; i < 16; i++)
+		KUNIT_EXPECT_EQ_MSG(test, fail_op(0, FAIL_CAP, 4), 0, "fault %d", i);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ_MSG(test, fail_op(0, FAIL_CAP, 4), 2, "after the backoff, %d", i);
+	fail_op(0, FAIL_FAIL, 4);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_BITS, 4) >> 8, 32);
+	fail_op(0, FAIL_OK, 2);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_BITS, 4) >> 8, 0);
+	/* Order 3 is still given up, and held back by nothing now: tried first. */
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 3);
+	fail_op(0, FAIL_OK, 3);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 4);
+	/* A success of an order not given up leaves the others' backoff alone. */
+	fail_op(0, FAIL_FORGET, 0);
+	for (i = 0; i < 4; i++)
+		fail_op(0, FAIL_FAIL, 4);
+	fail_op(0, FAIL_OK, 3);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_BITS, 4) >> 8, 16);
+	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 3);
+
 	/* The backoff stops doubling at 1024 faults. */
 	fail_op(0, FAIL_FORGET, 0);
 	for (i = 0; i < 20; i++)
@@ -892,6 +925,30 @@ static void auto_fail_real_faults(struct kunit *test)
 	KUNIT_EXPECT_GE(test, tries, 4);
 	KUNIT_EXPECT_LE(test, tries, 7);
 	KUNIT_EXPECT_GE(test, pages_in_order(base, SZ_1M, max - 1) * 2, SZ_1M >> PAGE_SHIFT);
+
+	/*
+	 * Two orders failing, the largest and the next: once both are given
+	 * up, a fault that tries the largest again after its backoff does not
+	 * also retry the next, still in its own backoff.
+	 */
+	fail_op(0, FAIL_FORGET, 0);
+	policy_alloc_fail_orders = BIT(max) | BIT(max - 1);
+	base = aligned_area(test, SZ_2M, block);
+	f0 = mm_rs_sum_mthp(max - 1, MTHP_STAT_ANON_FAULT_FALLBACK);
+	tries = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK);
+	KUNIT_ASSERT_EQ(test, touch_every(base, SZ_2M, PAGE_SIZE), 0);
+	tries = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK) - tries;
+	f0 = mm_rs_sum_mthp(max - 1, MTHP_STAT_ANON_FAULT_FALLBACK) - f0;
+	kunit_info(test, "auto, orders %u and %u failing: %lu and %lu tries in %lu pages",
+		   max, max - 1, tries, f0, (unsigned long)(SZ_2M >> PAGE_SHIFT));
+	/*
+	 * The next order: the threshold, then one try per backoff. The largest:
+	 * tried only until the next is given up (a block of it would have
+	 * served the next), not once more per backoff of its own.
+	 */
+	KUNIT_EXPECT_GE(test, f0, 4);
+	KUNIT_EXPECT_LE(test, f0, 8);
+	KUNIT_EXPECT_LE(test, tries, 3);
 
 	/* The allocator recovers: so does auto, within the backoff. */
 	policy_alloc_fail_orders = 0;

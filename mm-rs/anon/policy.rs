@@ -19,7 +19,9 @@
 //!   allocator could supply lately on the faulting CPU's node ([`FailEntry`]): an order whose
 //!   allocation failed [`FAIL_THRESHOLD`] times in a row is skipped, and tried again after a
 //!   backoff that doubles with each failed try, so a fragmented node stops paying for orders it
-//!   cannot give, and gets them back once it can.
+//!   cannot give, and gets them back once it can. While a smaller order is given up, a larger
+//!   one is not tried (a free block of it would have served the smaller): the smallest given up
+//!   is the one probed, and its first success sends the larger ones to be tried again at once.
 //!
 //! Every policy only chooses the orders to try; which of them fit the VMA and have no populated
 //! entry, the allocation, the charge and the fallback are common ([`super::alloc`]).
@@ -220,6 +222,13 @@ impl FailEntry {
     pub(crate) fn succeeded(&mut self) {
         *self = Self::default();
     }
+
+    /// Whether the order is given up: [`FAIL_THRESHOLD`] failures in a row or more, skipped now
+    /// or tried again after the backoff.
+    #[inline]
+    pub(crate) fn given_up(self) -> bool {
+        self.fails >= FAIL_THRESHOLD
+    }
 }
 
 /// An entry of the table, all zero (no failure known).
@@ -239,8 +248,9 @@ fn fail_slot(node: usize, order: u32) -> Option<&'static AtomicU32> {
 }
 
 /// The largest order at or below `order` that `auto` asks for on `node`: the orders being
-/// skipped (each skip counted) are passed down to the next mTHP order, and to 0 if every one
-/// is (order 1 is no anonymous folio's).
+/// skipped (each skip counted), and those above a smaller order given up (whose allocation
+/// would fail too: a free block of theirs would have served the smaller one), are passed down
+/// to the next mTHP order, and to 0 if every one is (order 1 is no anonymous folio's).
 #[inline]
 pub(crate) fn fail_cap(node: usize, order: u32) -> u32 {
     let mut o = order;
@@ -249,13 +259,22 @@ pub(crate) fn fail_cap(node: usize, order: u32) -> u32 {
             return o;
         };
         let mut e = FailEntry::from_bits(slot.load(Relaxed));
-        if !e.take_skip() {
+        if e.take_skip() {
+            slot.store(e.bits(), Relaxed);
+        } else if !given_up_below(node, o) {
             return o;
         }
-        slot.store(e.bits(), Relaxed);
         o = o.saturating_sub(1);
     }
     0
+}
+
+/// Whether an mTHP order below `order` is given up on `node`.
+#[inline]
+fn given_up_below(node: usize, order: u32) -> bool {
+    (2..order).any(|o| {
+        fail_slot(node, o).is_some_and(|s| FailEntry::from_bits(s.load(Relaxed)).given_up())
+    })
 }
 
 /// The orders of `orders` that `auto` asks for on `node` besides `cap` (which [`fail_cap`]
@@ -289,10 +308,23 @@ pub(crate) fn fail_record(node: usize, order: u32, ok: bool) {
             // The common case, unfragmented: no store, no cache line made dirty.
             return;
         }
+        let recovered = e.given_up();
         e.succeeded();
-    } else {
-        e.failed();
+        slot.store(e.bits(), Relaxed);
+        if recovered {
+            // The node supplies an order it had given up: the larger ones given up, passed
+            // over while this one was, are tried again at the next faults.
+            for s in (order.saturating_add(1)..).map_while(|o| fail_slot(node, o)) {
+                let mut big = FailEntry::from_bits(s.load(Relaxed));
+                if big.given_up() && big.skip != 0 {
+                    big.skip = 0;
+                    s.store(big.bits(), Relaxed);
+                }
+            }
+        }
+        return;
     }
+    e.failed();
     slot.store(e.bits(), Relaxed);
 }
 
