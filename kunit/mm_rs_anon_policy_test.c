@@ -730,7 +730,7 @@ static void auto_faults(struct kunit *test)
 }
 
 /* auto's failure memory, through mm_rs_anon_auto_fail_test(). */
-enum { FAIL_FORGET, FAIL_FAIL, FAIL_OK, FAIL_CAP, FAIL_BITS, FAIL_FILTER };
+enum { FAIL_FORGET, FAIL_FAIL, FAIL_OK, FAIL_CAP, FAIL_BITS };
 
 static unsigned int fail_op(int node, int op, unsigned int order)
 {
@@ -787,24 +787,6 @@ static void auto_fail_memory_table(struct kunit *test)
 		fail_op(0, FAIL_FAIL, 2);
 	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 0);
 	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 0), 0);
-
-	/*
-	 * Below the cap, the orders being passed over are not tried either: a
-	 * fault that probes order 4 again does not also retry order 3, given up
-	 * (its 16 faults of backoff counted by those it was left out of), while
-	 * order 2, which never failed, stays; then order 3 is tried again.
-	 */
-	fail_op(0, FAIL_FORGET, 0);
-	for (i = 0; i < 4; i++)
-		fail_op(0, FAIL_FAIL, 3);
-	for (i = 0; i < 16; i++)
-		KUNIT_EXPECT_EQ_MSG(test, fail_op(0, FAIL_FILTER, 4), BIT(4) | BIT(2), "fault %d",
-				    i);
-	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_FILTER, 4), BIT(4) | BIT(3) | BIT(2));
-	/* The cap itself is never left out: fail_cap() chose it. */
-	for (i = 0; i < 4; i++)
-		fail_op(0, FAIL_FAIL, 3);
-	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_FILTER, 3), BIT(3) | BIT(2));
 
 	/*
 	 * A smaller order given up holds the larger back: a free block of order

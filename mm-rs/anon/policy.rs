@@ -127,7 +127,8 @@ pub(crate) fn alloc_anon_folio<'a>(vmf: &mut VmFault<'a>, policy: Policy) -> Ano
     } else {
         0
     };
-    let orders = vmf.suitable_orders(fail_filter(node, auto_orders(order), order));
+    // Below the cap, no order is given up (`fail_cap`): the walk can try every one.
+    let orders = vmf.suitable_orders(auto_orders(order));
     // Only the allocator's failures are learnt: a charge that fails says the memcg is at its
     // limit, which reclaim may change at once, not that the node is fragmented.
     let mut charge_failed = OrderSet::EMPTY;
@@ -275,25 +276,6 @@ fn given_up_below(node: usize, order: u32) -> bool {
     (2..order).any(|o| {
         fail_slot(node, o).is_some_and(|s| FailEntry::from_bits(s.load(Relaxed)).given_up())
     })
-}
-
-/// The orders of `orders` that `auto` asks for on `node` besides `cap` (which [`fail_cap`]
-/// chose): those being skipped are left out, each skip counted, so that a fault that probes
-/// `cap` again does not also try the smaller orders the node failed lately.
-#[inline]
-pub(crate) fn fail_filter(node: usize, orders: OrderSet, cap: u32) -> OrderSet {
-    let mut out = orders;
-    for o in orders.without(cap).iter_desc() {
-        let Some(slot) = fail_slot(node, o) else {
-            continue;
-        };
-        let mut e = FailEntry::from_bits(slot.load(Relaxed));
-        if e.take_skip() {
-            slot.store(e.bits(), Relaxed);
-            out = out.without(o);
-        }
-    }
-    out
 }
 
 /// Records the allocator's answer for `order` on `node`: supplied (`ok`) or not.
@@ -704,8 +686,7 @@ pub unsafe extern "C" fn mm_rs_anon_auto_mapped_test(
 }
 
 /// KUnit entry for the failure memory of `auto`: `op` 0 forgets everything, 1 records a failure
-/// of `order` on `node`, 2 a success, 3 returns [`fail_cap`] of `order`, 4 the entry's bits, 5
-/// the bits of [`fail_filter`] of the orders `auto` tries up to `order`, with `order` the cap.
+/// of `order` on `node`, 2 a success, 3 returns [`fail_cap`] of `order`, 4 the entry's bits.
 #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
 #[no_mangle]
 pub extern "C" fn mm_rs_anon_auto_fail_test(node: c_int, op: c_int, order: u32) -> u32 {
@@ -728,7 +709,6 @@ pub extern "C" fn mm_rs_anon_auto_fail_test(node: c_int, op: c_int, order: u32) 
             0
         }
         3 => fail_cap(node, order),
-        5 => u32::try_from(fail_filter(node, auto_orders(order), order).bits()).unwrap_or(0),
         _ => fail_slot(node, order).map_or(u32::MAX, |s| s.load(Relaxed)),
     }
 }
