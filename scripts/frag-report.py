@@ -71,6 +71,13 @@ def med(rows, key):
     return statistics.median(float(r[key]) for r in rows)
 
 
+def median_round(rows):
+    """The round whose time a fault is the median (the lower of the middle two): a row's
+    figures all come from that one round's run."""
+    ranked = sorted(rows, key=lambda r: float(r["ns_per_fault"]))
+    return ranked[(len(ranked) - 1) // 2]
+
+
 def verdict(ok):
     return "met" if ok else "**missed**"
 
@@ -81,9 +88,10 @@ def report():
            "with `MMRS_SMP=1 MMRS_MEM=1G MMRS_APPEND='norandmaps ' scripts/boot.sh ARCH test",
            "frag:3 3600 -icount shift=0,sleep=off` on the test kernel and recorded with",
            "`scripts/frag-report.py record ARCH LOG COMMIT` (`userspace/frag.c` says what it does).",
-           "64 MiB faulted one byte a page under each policy; guest time; medians of the rounds,",
-           "the policies in a rotated order. \"failed\" is every failed mTHP allocation attempt",
-           "(the anonymous faults' fallbacks, all sizes).", ""]
+           "64 MiB faulted one byte a page under each policy; guest time; each row is the round",
+           "whose time a fault is the median (all its figures from that round's run), the policies",
+           "in a rotated order each round. \"failed\" is every failed mTHP allocation attempt (the",
+           "anonymous faults' fallbacks, all sizes). The targets compare medians of the rounds.", ""]
     for arch in ("x86_64", "arm64"):
         path = os.path.join(BENCH, f"frag-{arch}.txt")
         if not os.path.exists(path):
@@ -103,11 +111,11 @@ def report():
                 pr = [r for r in ph if r["policy"] == p]
                 if not pr:
                     continue
-                out.append(f"| {p} | {med(pr, 'ns_per_fault'):.1f} | {med(pr, 'faults'):.0f} | "
-                           f"{med(pr, 'failed'):.0f} | {med(pr, 'alloc16'):.0f} / {med(pr, 'alloc32'):.0f} / "
-                           f"{med(pr, 'alloc64'):.0f} | {100 * med(pr, 'coverage64'):.1f}% | "
-                           f"{med(pr, 'compact_stall'):.0f} | {med(pr, 'compact_daemon_wake'):.0f} | "
-                           f"{med(pr, 'pageoutrun'):.0f} |")
+                r = median_round(pr)
+                out.append(f"| {p} | {float(r['ns_per_fault']):.1f} | {r['faults']} | {r['failed']} | "
+                           f"{r['alloc16']} / {r['alloc32']} / {r['alloc64']} | "
+                           f"{100 * float(r['coverage64']):.1f}% | {r['compact_stall']} | "
+                           f"{r['compact_daemon_wake']} | {r['pageoutrun']} |")
             out.append("")
         fr = [r for r in rows if r["phase"] == "fragmented"]
         pol = lambda ph, p: [r for r in rows if r["phase"] == ph and r["policy"] == p]

@@ -723,8 +723,14 @@ static int ksm_bench(int rounds)
 	}
 	for (i = 0; i < ndense; i++)
 		dense[i] = i * page_size;
-	/* One KSM page for all the pages (6.12 caps a page's sharers at 256). */
-	if (write_str("/sys/kernel/mm/ksm/max_page_sharing", "32768") ||
+	/*
+	 * One KSM page for all the pages (6.12 caps a page's sharers at 256);
+	 * no smart scan, which skips for a growing number of scans an address
+	 * that did not merge before (norandmaps gives each run the addresses of
+	 * the last), so that every run merges in the same few scans.
+	 */
+	if (write_str("/sys/kernel/mm/ksm/smart_scan", "0") ||
+	    write_str("/sys/kernel/mm/ksm/max_page_sharing", "32768") ||
 	    write_str("/sys/kernel/mm/ksm/pages_to_scan", "4000") ||
 	    write_str("/sys/kernel/mm/ksm/sleep_millisecs", "1") ||
 	    write_str("/sys/kernel/mm/transparent_hugepage/enabled", "never"))
@@ -782,7 +788,9 @@ static int ksm_grid_bench(int rounds)
 		fprintf(stderr, "bench ksm-grid: no /sys/kernel/debug/mm_rs/ksm_unmerge\n");
 		return 1;
 	}
-	if (write_str("/sys/kernel/mm/ksm/max_page_sharing", "32768") ||
+	/* As bench ksm: one KSM page for all, no smart scan. */
+	if (write_str("/sys/kernel/mm/ksm/smart_scan", "0") ||
+	    write_str("/sys/kernel/mm/ksm/max_page_sharing", "32768") ||
 	    write_str("/sys/kernel/mm/ksm/pages_to_scan", "4000") ||
 	    write_str("/sys/kernel/mm/ksm/sleep_millisecs", "1") ||
 	    write_str("/sys/kernel/mm/transparent_hugepage/enabled", "never") ||
