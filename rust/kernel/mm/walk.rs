@@ -25,10 +25,7 @@
 //!   without this mmap lock, are no [`MmapLockedVma`]s.
 //! - Nothing sleeps with the PTE lock held: the lock is dropped before the walk returns or
 //!   pauses after a table, where it reschedules (`cond_resched()`) and asks the visitor whether
-//!   to stop ([`PteVisitor::pause`]: a pending signal, an exiting mm).
-//! - Each level loops over the entries of its own table, as C's nested `walk_*_range()` loops
-//!   do, and pauses come after populated PMD entries only, so a walk costs what the populated
-//!   tables of its range cost (and a read of each entry above them), not what its size does. The operations of
+//!   to stop ([`PteVisitor::pause`]: a pending signal, an exiting mm). The operations of
 //!   `kernel::mm` that sleep need the task's [`MaySleep`]: the fault of
 //!   [`EntryStop::unshare_fault`] is reached through a walk stopped at an entry only, and
 //!   [`MmapWriteLockedVma::start_write`](super::virt::MmapWriteLockedVma::start_write) takes
@@ -37,6 +34,9 @@
 //!   visitor runs (`kunit/compile_fail/start_write_in_visitor.rs`). A visitor that calls some
 //!   kernel function outside `kernel::mm` that sleeps still compiles: as for
 //!   [`super::pgtable::PteTableMap`], that is for `might_sleep()` and klint, not for types.
+//! - Each level loops over the entries of its own table, as C's nested `walk_*_range()` loops
+//!   do, and pauses come after populated PMD entries only, so a walk costs what the populated
+//!   tables of its range cost (and a read of each entry above them), not what its size does.
 //!
 //! Lock order: the mmap lock (the caller's), then one PTE lock at a time.
 //!
