@@ -248,34 +248,30 @@ fn fail_slot(node: usize, order: u32) -> Option<&'static AtomicU32> {
         .get(usize::try_from(order).ok()?)
 }
 
-/// The largest order at or below `order` that `auto` asks for on `node`: the orders being
-/// skipped (each skip counted), and those above a smaller order given up (whose allocation
-/// would fail too: a free block of theirs would have served the smaller one), are passed down
-/// to the next mTHP order, and to 0 if every one is (order 1 is no anonymous folio's).
+/// The largest order at or below `order` that `auto` asks for on `node`. Read bottom-up: the
+/// smallest mTHP order given up, if any, caps the orders above it (a free block of theirs would
+/// have served it: their allocation would fail too), and is itself asked for only once its
+/// backoff is over (each skip counted); so with every size failing a fault reads one entry
+/// and writes one, and only the smallest order is ever tried. Otherwise `order` itself; 0 if
+/// the cap falls below every mTHP order (order 1 is no anonymous folio's).
 #[inline]
 pub(crate) fn fail_cap(node: usize, order: u32) -> u32 {
-    let mut o = order;
-    while o >= 2 {
+    for o in 2..=order {
         let Some(slot) = fail_slot(node, o) else {
-            return o;
+            break;
         };
         let mut e = FailEntry::from_bits(slot.load(Relaxed));
-        if e.take_skip() {
-            slot.store(e.bits(), Relaxed);
-        } else if !given_up_below(node, o) {
+        if !e.given_up() {
+            continue;
+        }
+        if !e.take_skip() {
             return o;
         }
-        o = o.saturating_sub(1);
+        slot.store(e.bits(), Relaxed);
+        // The orders below `o` are not given up: the next mTHP order down, if any.
+        return if o > 2 { o - 1 } else { 0 };
     }
-    0
-}
-
-/// Whether an mTHP order below `order` is given up on `node`.
-#[inline]
-fn given_up_below(node: usize, order: u32) -> bool {
-    (2..order).any(|o| {
-        fail_slot(node, o).is_some_and(|s| FailEntry::from_bits(s.load(Relaxed)).given_up())
-    })
+    order
 }
 
 /// Records the allocator's answer for `order` on `node`: supplied (`ok`) or not.
