@@ -743,7 +743,7 @@ static unsigned int fail_op(int node, int op, unsigned int order)
  * Not after a single unlucky fault, nor three in a row; from the fourth in a
  * row, the order is passed over for a backoff (16 faults that would ask for
  * it), tried once, and on another failure passed over twice as long, up to
- * 1024; a success forgets at once; nodes are apart, and each order is.
+ * 512; a success forgets at once; nodes are apart, and each order is.
  */
 static void auto_fail_memory_table(struct kunit *test)
 {
@@ -821,13 +821,13 @@ static void auto_fail_memory_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_BITS, 4) >> 8, 16);
 	KUNIT_EXPECT_EQ(test, fail_op(0, FAIL_CAP, 4), 3);
 
-	/* The backoff stops doubling at 1024 faults. */
+	/* The backoff stops doubling at 512 faults. */
 	fail_op(0, FAIL_FORGET, 0);
 	for (i = 0; i < 20; i++)
 		fail_op(0, FAIL_FAIL, 4);
 	bits = fail_op(0, FAIL_BITS, 4);
-	KUNIT_EXPECT_EQ(test, bits >> 8, 1024);
-	KUNIT_EXPECT_EQ(test, (bits >> 4) & 0xf, 10);
+	KUNIT_EXPECT_EQ(test, bits >> 8, 512);
+	KUNIT_EXPECT_EQ(test, (bits >> 4) & 0xf, 9);
 	fail_op(0, FAIL_FORGET, 0);
 }
 
