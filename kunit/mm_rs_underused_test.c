@@ -30,6 +30,7 @@ struct underused_ctx {
 	struct thp_knobs saved;
 	struct mm_rs_paths saved_paths;
 	unsigned int saved_max_none;
+	int saved_policy;
 	bool saved_on;
 };
 
@@ -43,6 +44,7 @@ static int underused_test_init(struct kunit *test)
 	mm_rs_knobs_get(&c->saved);
 	mm_rs_paths_get(&c->saved_paths);
 	c->saved_max_none = READ_ONCE(khugepaged_max_ptes_none);
+	c->saved_policy = mm_rs_anon_order_policy_load();
 	c->saved_on = static_branch_likely(&mm_rs_split_underused_key);
 	test->priv = c;
 	/* 64K mTHPs only, the global mode kept; the Rust paths, the mthp policy. */
@@ -62,6 +64,7 @@ static void underused_test_exit(struct kunit *test)
 	mm_rs_knobs_set(&c->saved);
 	mm_rs_paths_set(&c->saved_paths);
 	WRITE_ONCE(khugepaged_max_ptes_none, c->saved_max_none);
+	WARN_ON(mm_rs_anon_order_policy_store(c->saved_policy));
 	WARN_ON(mm_rs_sysfs_write_test("split_underused", c->saved_on ? "1" : "0") != 1);
 }
 
@@ -359,6 +362,18 @@ static bool queued(struct kunit *test, unsigned long addr)
 	return ret;
 }
 
+/* Whether the page at @addr is in a large folio. */
+static bool large_at(struct kunit *test, unsigned long addr)
+{
+	struct page *page;
+	bool ret;
+
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(addr, 1, 0, &page), 1);
+	ret = folio_test_large(page_folio(page));
+	put_page(page);
+	return ret;
+}
+
 /*
  * max_ptes_none 511, its default, turns the verdict off, as for PMD THPs in
  * 6.12: even mTHPs that hold only zeros (the one page each block's fault
@@ -396,6 +411,58 @@ static void default_max_none_keeps_all(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, clear_user(p, PAGE_SIZE), 0);
 		KUNIT_EXPECT_TRUE_MSG(test, queued(test, sparse_page(base, b)),
 				      "block %d not queued at max_ptes_none 510", b);
+	}
+}
+
+/*
+ * auto's own verdict at max_ptes_none's default (511): with mthp, 6.12's
+ * rule, nothing is split; with auto, an mTHP more than half zero-filled is
+ * split and a dense one is not, and the faults of auto queue their mTHPs
+ * even at 511.
+ */
+static void auto_own_verdict_at_default(struct kunit *test)
+{
+	unsigned long a, b, d, i;
+	struct u_counts c0, c1;
+
+	/* Queued (max_ptes_none 409), judged at 511 under mthp: kept whole. */
+	a = map_blocks(test);
+	touch_sparse(test, a);
+	WRITE_ONCE(khugepaged_max_ptes_none, HPAGE_PMD_NR - 1);
+	counts_get(&c0);
+	shrink();
+	counts_get(&c1);
+	KUNIT_EXPECT_EQ(test, c1.split, c0.split);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS * U_NR);
+	KUNIT_ASSERT_EQ(test, vm_munmap(a, U_LEN), 0);
+
+	/* Queued the same way, judged at 511 under auto: split. */
+	WRITE_ONCE(khugepaged_max_ptes_none, U_MAX_NONE);
+	b = map_blocks(test);
+	touch_sparse(test, b);
+	WRITE_ONCE(khugepaged_max_ptes_none, HPAGE_PMD_NR - 1);
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("auto"), 0);
+	/* Dense under auto at 511: its mTHPs are queued, and stay whole. */
+	d = map_blocks(test);
+	for (i = 0; i < U_LEN; i += PAGE_SIZE)
+		KUNIT_ASSERT_EQ(test, put_user((char)0x11, (char __user *)(d + i)), 0);
+	KUNIT_EXPECT_TRUE(test, queued(test, d + U_LEN - PAGE_SIZE));
+	counts_get(&c0);
+	shrink();
+	counts_get(&c1);
+	KUNIT_EXPECT_EQ(test, c1.split - c0.split, U_BLOCKS);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS + U_LEN / PAGE_SIZE);
+	expect_sparse_data(test, b);
+	/* The dense mTHP checked, not split: still large, its data intact. */
+	KUNIT_EXPECT_TRUE(test, large_at(test, d + U_LEN - PAGE_SIZE));
+	for (i = 0; i < U_LEN; i += PAGE_SIZE) {
+		char c = 0;
+
+		KUNIT_ASSERT_EQ(test, get_user(c, (char __user *)(d + i)), 0);
+		if (c != 0x11) {
+			KUNIT_FAIL(test, "dense page at +%lu reads %d", i, c);
+			break;
+		}
 	}
 }
 
@@ -632,6 +699,7 @@ static struct kunit_case underused_cases[] = {
 	KUNIT_CASE(pinned_left_alone),
 	KUNIT_CASE(mlocked_left_alone),
 	KUNIT_CASE(written_after_verdict),
+	KUNIT_CASE(auto_own_verdict_at_default),
 	KUNIT_CASE(switch_both_ways),
 	KUNIT_CASE(pmd_thp_keeps_6_12_verdict),
 	{}

@@ -10,6 +10,28 @@
 #include <linux/mm_rs.h>
 
 /*
+ * auto's own verdict. A user who chose the order policy "auto" asked the
+ * kernel to choose, and auto maps 64K folios where it has not yet told
+ * sparse access from dense (a VMA's first faults, a random scan). So while
+ * the policy is auto, at max_ptes_none's default, 511, where 6.12's verdict
+ * never splits, mTHPs are judged as at max_ptes_none 255: underused when
+ * more than half their pages are zero-filled; dense ones never are. The
+ * mthp and arch policies stay bound to max_ptes_none, as 6.12 keeps PMD
+ * THPs; a max_ptes_none below 511 is the user's choice under every policy.
+ */
+#define MM_RS_AUTO_MAX_PTES_NONE	(HPAGE_PMD_NR / 2 - 1)
+
+static unsigned int underused_max_none(void)
+{
+	unsigned int max_none = READ_ONCE(khugepaged_max_ptes_none);
+
+	if (max_none >= HPAGE_PMD_NR - 1 &&
+	    mm_rs_anon_order_policy_load() == MM_RS_ANON_ORDER_AUTO)
+		return MM_RS_AUTO_MAX_PTES_NONE;
+	return max_none;
+}
+
+/*
  * An anonymous mTHP a fault just mapped, with its PTE lock held, goes on the
  * deferred-split queue as a PMD THP does in __do_huge_pmd_anonymous_page():
  * the shrinker then asks mm_rs_mthp_underused() whether to split it. Order 1
@@ -19,14 +41,14 @@
 void mm_rs_anon_underused_candidate(struct folio *folio)
 {
 	/*
-	 * With max_ptes_none at 511 (its default) the verdict never splits, at
-	 * any order: skip split_queue_lock and the shrinker bit, which this path
-	 * would otherwise pay once per 16-64K where the PMD path pays once per
-	 * 2M. A folio mapped meanwhile stays off the queue if max_ptes_none is
-	 * lowered later.
+	 * With max_ptes_none at 511 (its default) and a policy other than auto
+	 * the verdict never splits, at any order: skip split_queue_lock and the
+	 * shrinker bit, which this path would otherwise pay once per 16-64K
+	 * where the PMD path pays once per 2M. A folio mapped meanwhile stays
+	 * off the queue if max_ptes_none is lowered later.
 	 */
 	if (static_branch_likely(&mm_rs_split_underused_key) &&
-	    READ_ONCE(khugepaged_max_ptes_none) < HPAGE_PMD_NR - 1)
+	    underused_max_none() < HPAGE_PMD_NR - 1)
 		deferred_split_folio(folio, false);
 }
 
@@ -38,7 +60,7 @@ int mm_rs_mthp_underused(struct folio *folio)
 {
 	if (!static_branch_likely(&mm_rs_split_underused_key))
 		return 0;
-	return mm_rs_thp_underused(folio, READ_ONCE(khugepaged_max_ptes_none));
+	return mm_rs_thp_underused(folio, underused_max_none());
 }
 
 /*
