@@ -123,6 +123,8 @@ mutate x86_64
 want="kill-me=killed survive-me=survived splat-me=killed arm-only=skipped same-me=equivalent broken-me=broken-build patch-me=killed"
 got=$(verdicts "$R/docs/mutations/mutate-x86_64.json")
 [ "$got" = "$want" ] || fail "x86_64 verdicts: $got (want $want)"
+# Every file restored: no backup stands for a file left mutated.
+[ ! -f "$R/build/mutate/x86_64/orig/path" ] || fail "a backup's path left after a clean run"
 [ "$mrc" = 1 ] || fail "a survivor and a broken build: exit $mrc, want 1"
 grep -q '^kunit x86_64 --timeout=180$' <<< "$calls" || fail "kunit.sh called as: $calls"
 # the baseline and 5 mutants; the tree prepared again after the patch mutation
@@ -235,6 +237,13 @@ EOP
 		pristine "SIG$sig during $m"
 	done
 done
+
+# After clean runs, an edit of a file they mutated is no left-over backup:
+# the next run is not refused for it.
+echo '// edited after the runs' >> "$R/mm-rs/anon/order.rs"
+FAKE_BASELINE_FAIL=1 mutate x86_64
+! grep -q 'differs from the backup' "$tmp/err" ||
+	fail "an edit after clean runs: refused as a left-over backup"
 
 [ $rc = 0 ] && echo "mutate-test: ok"
 exit $rc

@@ -103,7 +103,13 @@ restore() {
 	[ -n "$cur" ] || return 0
 	# cp, not mv: a new timestamp, newer than anything built from the
 	# mutant, so that make rebuilds it.
-	cp "$W/orig/file" "$cur" && touch "$cur" || echo "mutate: could not restore $cur from $W/orig/file" >&2
+	# Restored: the backup no longer stands for a file left mutated (its
+	# path goes; a later run that finds one refuses to start).
+	if cp "$W/orig/file" "$cur" && touch "$cur"; then
+		rm -f "$W/orig/path"
+	else
+		echo "mutate: could not restore $cur from $W/orig/file" >&2
+	fi
 	if [[ $cur == patches/* ]]; then
 		"$PREPARE" >"$W/prepare.log" 2>&1 ||
 			echo "mutate: prepare-tree.sh failed after restoring $cur: see ${W#$REPO/}/prepare.log" >&2
