@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mm-rs demonstration, run inside a test kernel: the same work with each
- * Rust path on and off (/sys/kernel/mm/mm_rs/), side by side.
+ * Rust path on and off (/sys/kernel/debug/mm_rs/), side by side.
  *
  * Anonymous faults: touch 64 MiB one byte a page, with 64K mTHP enabled and
  * with order 0, and report the faults taken, the folio sizes that ended up

@@ -32,7 +32,7 @@
 
 #include "mmrs-util.h"
 
-#define SYS_MM_RS "/sys/kernel/mm/mm_rs/"
+#define SYS_MM_RS "/sys/kernel/debug/mm_rs/"
 
 static long page;
 static int failures;
