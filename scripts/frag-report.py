@@ -17,39 +17,25 @@ import re
 import statistics
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BENCH = os.path.join(REPO, "docs", "bench")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchkeep import BENCH, checked_log, keep  # noqa: E402
+
+TOOL = "frag-report"
 DATA = re.compile(r"mmrs-data frag (.*)$")
 POLICIES = ("order0", "mthp-64k", "arch", "auto")
 
 
-def splat_patterns():
-    with open(os.path.join(REPO, "scripts", "splats.txt")) as f:
-        return [re.compile(l.rstrip("\n")) for l in f if l.strip() and not l.startswith("#")]
 
 
 def record(arch, log, commit):
-    with open(log, errors="replace") as f:
-        lines = f.read().splitlines()
-    text = "\n".join(lines)
-    if "mmrs-init: frag exited 0" not in text or "mmrs-init: done" not in text:
-        sys.exit(f"frag-report: {log}: frag did not end well; not recorded")
-    pats = splat_patterns()
-    for line in lines:
-        if any(p.search(line) for p in pats):
-            sys.exit(f"frag-report: {log}: a splat: {line.strip()}; not recorded")
+    lines = checked_log(TOOL, log, "frag")
     rows = [m.group(1) for m in (DATA.search(l) for l in lines) if m]
-    extra = [l.split("frag: ", 1)[1] for l in lines if "frag: buddyinfo" in l or "MiB faulted" in l]
+    notes = [l.split("frag: ", 1)[1] for l in lines if "frag: buddyinfo" in l or "MiB faulted" in l]
     if not rows:
-        sys.exit(f"frag-report: {log}: no frag figures")
-    out = os.path.join(BENCH, f"frag-{arch}.txt")
-    with open(out, "w") as f:
-        f.write(f"# frag on {arch}, commit {commit}; one line a measurement, as the guest printed it\n")
-        for l in extra:
-            f.write(f"# {l}\n")
-        for r in rows:
-            f.write(r + "\n")
-    print(f"frag-report: {len(rows)} figures of {arch} in {out}")
+        sys.exit(f"{TOOL}: {log}: no frag figures")
+    keep(TOOL, f"frag-{arch}.txt",
+         f"frag on {arch}, commit {commit}; one line a measurement, as the guest printed it",
+         notes, rows)
 
 
 def parse(path):

@@ -17,40 +17,23 @@ import re
 import statistics
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BENCH = os.path.join(REPO, "docs", "bench")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchkeep import BENCH, checked_log, keep  # noqa: E402
+
+TOOL = "ksm-grid-report"
 DATA = re.compile(r"mmrs-data bench ksm (.*)$")
 
 
-def splat_patterns():
-    pats = []
-    with open(os.path.join(REPO, "scripts", "splats.txt")) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line and not line.startswith("#"):
-                pats.append(re.compile(line))
-    return pats
 
 
 def record(arch, log, commit):
-    with open(log, errors="replace") as f:
-        text = f.read()
-    lines = text.splitlines()
-    if "mmrs-init: bench exited 0" not in text or "mmrs-init: done" not in text:
-        sys.exit(f"ksm-grid-report: {log}: the bench did not end well; not recorded")
-    pats = splat_patterns()
-    for line in lines:
-        if any(p.search(line) for p in pats):
-            sys.exit(f"ksm-grid-report: {log}: a splat: {line.strip()}; not recorded")
-    rows = [m.group(1) for m in (DATA.search(line) for line in lines) if m and "kind=grid-" in m.group(1)]
+    lines = checked_log(TOOL, log, "bench")
+    rows = [m.group(1) for m in (DATA.search(l) for l in lines) if m and "kind=grid-" in m.group(1)]
     if not rows:
-        sys.exit(f"ksm-grid-report: {log}: no bench ksm-grid figures")
-    out = os.path.join(BENCH, f"ksm-grid-{arch}.txt")
-    with open(out, "w") as f:
-        f.write(f"# bench ksm-grid on {arch}, commit {commit}; one line a measurement, as the guest printed it\n")
-        for r in rows:
-            f.write(r + "\n")
-    print(f"ksm-grid-report: {len(rows)} figures of {arch} in {out}")
+        sys.exit(f"{TOOL}: {log}: no bench ksm-grid figures")
+    keep(TOOL, f"ksm-grid-{arch}.txt",
+         f"bench ksm-grid on {arch}, commit {commit}; one line a measurement, as the guest printed it",
+         [], rows)
 
 
 def parse(path):
