@@ -103,18 +103,36 @@ extern int mm_rs_exec_folio_order;
 #ifdef CONFIG_MM_RS_EXEC_RA
 DECLARE_STATIC_KEY_TRUE(mm_rs_exec_ra_key);
 
+DECLARE_STATIC_KEY_TRUE(mm_rs_exec_ra_miss_exempt_key);
+
 /*
  * Whether a fault in a mapping with @vm_flags reads ahead in exec folios
- * (sysfs: exec_ra), and so also stays out of the mmap_miss count that turns
- * read-around off: exec faults are random by nature.
+ * (debugfs: exec_ra).
  */
 static inline bool mm_rs_exec_ra(unsigned long vm_flags)
 {
 	return static_branch_likely(&mm_rs_exec_ra_key) && (vm_flags & VM_EXEC) &&
 	       READ_ONCE(mm_rs_exec_folio_order) >= 0;
 }
+
+/*
+ * Whether such a fault also stays out of the mmap_miss count, its misses and
+ * its hits, so that MMAP_LOTSAMISS misses do not turn exec readahead off:
+ * exec faults are random by nature. Mainline counts them; the debugfs switch
+ * exec_ra_miss_exempt, 1 by default, does too at 0, to measure the difference.
+ */
+static inline bool mm_rs_exec_ra_miss_exempt(unsigned long vm_flags)
+{
+	return mm_rs_exec_ra(vm_flags) &&
+	       static_branch_likely(&mm_rs_exec_ra_miss_exempt_key);
+}
 #else
 static inline bool mm_rs_exec_ra(unsigned long vm_flags)
+{
+	return false;
+}
+
+static inline bool mm_rs_exec_ra_miss_exempt(unsigned long vm_flags)
 {
 	return false;
 }

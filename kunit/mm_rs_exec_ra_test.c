@@ -362,6 +362,7 @@ static void expect_ra(struct kunit *test, struct glue_ctx *g, pgoff_t start,
 struct glue_saved {
 	int order;
 	bool on;
+	bool exempt;
 };
 
 static void glue_restore(void *data)
@@ -370,6 +371,7 @@ static void glue_restore(void *data)
 
 	WRITE_ONCE(mm_rs_exec_folio_order, s->order);
 	WARN_ON(mm_rs_debugfs_write_test("exec_ra", s->on ? "1" : "0") != 1);
+	WARN_ON(mm_rs_debugfs_write_test("exec_ra_miss_exempt", s->exempt ? "1" : "0") != 1);
 }
 
 static void glue_setup(struct kunit *test)
@@ -379,6 +381,7 @@ static void glue_setup(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->order = READ_ONCE(mm_rs_exec_folio_order);
 	s->on = static_branch_likely(&mm_rs_exec_ra_key);
+	s->exempt = static_branch_likely(&mm_rs_exec_ra_miss_exempt_key);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, glue_restore, s), 0);
 	WRITE_ONCE(mm_rs_exec_folio_order, GLUE_ORDER);
 }
@@ -583,6 +586,73 @@ static void exec_ra_switch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, g.file->f_ra.mmap_miss, 5);
 }
 
+/* mm/filemap.c's MMAP_LOTSAMISS: more net misses than this stop read-ahead. */
+#define GLUE_LOTSAMISS	100
+
+/*
+ * The exec_ra_miss_exempt switch, for the measurement of the exemption: at
+ * "0" exec faults count in mmap_miss as mainline's do (a miss one up, the
+ * pages fault-around maps down), and a miss that takes the count past
+ * MMAP_LOTSAMISS reads no exec window, only the page faulted; at "1", the
+ * default, the same fault on the same count reads the window and leaves the
+ * count alone.
+ */
+static void exec_ra_miss_exempt_switch(struct kunit *test)
+{
+	const unsigned long pgoff = 2 * (1UL << GLUE_ORDER) + 5;
+	struct glue_ctx g = {};
+	struct mm_rs_exec_ra win;
+	char *buf;
+
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	glue_setup(test);
+	KUNIT_ASSERT_TRUE(test, mm_rs_exec_ra_window(pgoff, 0, GLUE_PAGES,
+						     GLUE_PAGES * PAGE_SIZE, GLUE_RA,
+						     GLUE_ORDER, &win));
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "1"), 1);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra_miss_exempt", "0\n"), 2);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_read_test("exec_ra_miss_exempt", buf), 2);
+	KUNIT_EXPECT_STREQ(test, buf, "0\n");
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("exec_ra_miss_exempt", "2"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("exec_ra_miss_exempt", "0"), -ENOENT);
+
+	/*
+	 * Counted: the miss still reads the window. It counts one up, and the
+	 * window's pages that fault-around maps when the fault is retried
+	 * (the read dropped the mmap lock) count down, so the count falls.
+	 */
+	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
+	g.file->f_ra.mmap_miss = 5;
+	glue_fault(test, &g, pgoff);
+	expect_ra(test, &g, win.start, win.size, 0);
+	expect_cached(test, &g, win.start, win.start + win.size);
+	KUNIT_EXPECT_LT(test, g.file->f_ra.mmap_miss, 5);
+
+	/*
+	 * Counted, at MMAP_LOTSAMISS: the miss makes it one more, so no
+	 * window is read, only the page faulted.
+	 */
+	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
+	g.file->f_ra.mmap_miss = GLUE_LOTSAMISS;
+	glue_fault(test, &g, pgoff);
+	expect_cached(test, &g, pgoff, pgoff + 1);
+	KUNIT_EXPECT_GE(test, g.file->f_ra.mmap_miss, GLUE_LOTSAMISS);
+
+	/* Exempt, the default: the same count, the window, the count alone. */
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra_miss_exempt", "1"), 1);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_read_test("exec_ra_miss_exempt", buf), 2);
+	KUNIT_EXPECT_STREQ(test, buf, "1\n");
+	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
+	g.file->f_ra.mmap_miss = GLUE_LOTSAMISS;
+	glue_fault(test, &g, pgoff);
+	expect_ra(test, &g, win.start, win.size, 0);
+	expect_cached(test, &g, win.start, win.start + win.size);
+	KUNIT_EXPECT_EQ(test, g.file->f_ra.mmap_miss, GLUE_LOTSAMISS);
+	glue_fault(test, &g, win.start + win.size - 1);
+	KUNIT_EXPECT_EQ(test, g.file->f_ra.mmap_miss, GLUE_LOTSAMISS);
+}
+
 static struct kunit_case exec_ra_cases[] = {
 	KUNIT_CASE(window_edges),
 	KUNIT_CASE(window_top_of_range),
@@ -593,6 +663,7 @@ static struct kunit_case exec_ra_cases[] = {
 	KUNIT_CASE(exec_hit_on_readahead_mark),
 	KUNIT_CASE(exec_order_zero_glue),
 	KUNIT_CASE(exec_ra_switch),
+	KUNIT_CASE(exec_ra_miss_exempt_switch),
 	{}
 };
 

@@ -137,6 +137,7 @@ MM_RS_SWITCH(pt_reclaim);
 #endif
 #ifdef CONFIG_MM_RS_EXEC_RA
 MM_RS_DEBUG_SWITCH(exec_ra);
+MM_RS_DEBUG_SWITCH(exec_ra_miss_exempt);
 
 int mm_rs_exec_folio_order = -1;
 
@@ -232,6 +233,7 @@ static const struct mm_rs_debug_switch mm_rs_debug_switches[] = {
 #endif
 #ifdef CONFIG_MM_RS_EXEC_RA
 	{ "exec_ra", &mm_rs_exec_ra_key.key },
+	{ "exec_ra_miss_exempt", &mm_rs_exec_ra_miss_exempt_key.key },
 #endif
 #ifdef CONFIG_MM_RS_KSM_UNMERGE
 	{ "ksm_unmerge", &mm_rs_ksm_unmerge_key.key },

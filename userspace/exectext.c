@@ -14,10 +14,23 @@
  * Where the architecture has no exec folio size (x86), the "on" runs set
  * /sys/kernel/mm/mm_rs/exec_folio_size to 64K, and say so.
  *
+ * Last, the mmap_miss exemption (exec faults kept out of the count whose
+ * MMAP_LOTSAMISS net misses stop readahead for the file), measured with the
+ * debugfs switch exec_ra_miss_exempt at 1 (mm-rs) and 0 (counted, as
+ * mainline): the runs above, where fault-around's hits keep the count low,
+ * and the case the exemption is for, text missed more often than hit. That
+ * is a 64K-page kernel's (fault-around maps one page, so hits count one a
+ * fault) on a program whose touches are far apart; here, with 4K pages, it
+ * is fault_around_bytes at 4096, a read_ahead_kb of 64 (one 64K window a
+ * miss) and bigtext "sparse", one call in each of its 128 64K blocks.
+ *
  * Exits 1 if, with exec readahead on, less than 90% of the faulted text
- * is in >= 64K folios, or more was read than with it off.
+ * is in >= 64K folios, or more was read than with it off; or if, in the
+ * sparse case, the exemption keeps less than 90% in >= 64K folios, or
+ * counting does not keep less (then the case missed what it is for).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,8 +53,41 @@ struct result {
 	long touched_kb, read_kb;
 };
 
-/* One run of bigtext from a fresh mount, exec readahead @on; @label says how. */
-static int run(const char *label, int on, int random, struct result *r)
+/* The read_ahead_kb the runs set on the image's bdi after mounting it, 0: none. */
+static long ra_kb;
+
+/*
+ * Sets read_ahead_kb of the bdi of the EROFS image just mounted: a
+ * file-backed mount's own, "erofs-N", the one of highest N (this program
+ * mounts one at a time). A file opened later takes its ra_pages from it.
+ */
+static int set_ra_kb(long kb)
+{
+	char path[300], val[32];
+	long n, best = -1;
+	struct dirent *e;
+	DIR *d = opendir("/sys/class/bdi");
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (sscanf(e->d_name, "erofs-%ld", &n) == 1 && n > best)
+			best = n;
+	closedir(d);
+	if (best < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/sys/class/bdi/erofs-%ld/read_ahead_kb", best);
+	snprintf(val, sizeof(val), "%ld", kb);
+	return write_str(path, val) ? -1 : 0;
+}
+
+/*
+ * One run of bigtext from a fresh mount, exec readahead @on; @label says
+ * how, @mode is bigtext's third argument (NULL, "random" or "sparse") and
+ * @tag prefixes the data line's record.
+ */
+static int run_mode(const char *tag, const char *label, int on, const char *mode,
+		    struct result *r)
 {
 	char line[512], *p;
 	int fds[2], status;
@@ -52,11 +98,17 @@ static int run(const char *label, int on, int random, struct result *r)
 		printf("exectext: FAILED: mount -t erofs %s %s: %s\n", IMG, MNT, strerror(errno));
 		return -1;
 	}
+	if (ra_kb && set_ra_kb(ra_kb)) {
+		printf("exectext: FAILED: read_ahead_kb of the image's bdi\n");
+		umount2(MNT, 0);
+		return -1;
+	}
 	if (pipe(fds))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		char *argv[] = { MNT "/bigtext", SEED, PERMILLE, random ? "random" : NULL, NULL };
+		char *argv[] = { MNT "/bigtext", SEED, mode ? "1000" : PERMILLE, (char *)mode,
+				 NULL };
 
 		dup2(fds[1], 1);
 		execv(argv[0], argv);
@@ -76,12 +128,87 @@ static int run(const char *label, int on, int random, struct result *r)
 		printf("exectext: FAILED: bigtext said '%s'\n", line);
 		return -1;
 	}
-	printf("mmrs-data exectext exec_ra=%s %s\n", on ? "on" : "off",
+	printf("mmrs-data %s exec_ra=%s %s\n", tag, on ? "on" : "off",
 	       line + strlen("mmrs-data bigtext "));
 	printf("  %-22s %5.1f%% of faulted text in >=64K folios, read %5ld kB for %5ld kB touched "
 	       "(x%.2f), %7.1f ms\n", label, r->large_pct, r->read_kb, r->touched_kb,
 	       r->amplification, r->ms);
 	return 0;
+}
+
+static int run(const char *label, int on, int random, struct result *r)
+{
+	return run_mode("exectext", label, on, random ? "random" : NULL, r);
+}
+
+/*
+ * The exemption, in the sparse case: read_ahead_kb 64 and fault_around_bytes
+ * 4096, exec readahead on with folios of @size, exec_ra_miss_exempt 1 then 0.
+ * Each run's data line says exempt= and the setting; 0 if both ran and the
+ * figures are as the exemption promises.
+ */
+static int miss_exemption(const char *size)
+{
+	struct result ex = {}, counted = {};
+	char fab[32], tag[128];
+	int bad = 0, exempt;
+
+	read_str("/sys/kernel/debug/fault_around_bytes", fab, sizeof(fab));
+	if (!fab[0] || write_str("/sys/kernel/debug/fault_around_bytes", "4096")) {
+		printf("exectext: FAILED: /sys/kernel/debug/fault_around_bytes\n");
+		return 1;
+	}
+	printf("== mmap_miss exemption: bigtext sparse (one call in each 64K block, 128 "
+	       "misses, no hits), fault_around_bytes 4096, read_ahead_kb 64 ==\n");
+	ra_kb = 64;
+	write_str("/sys/kernel/debug/mm_rs/exec_ra", "1");
+	write_str("/sys/kernel/mm/mm_rs/exec_folio_size", size);
+	for (exempt = 1; exempt >= 0; exempt--) {
+		write_str("/sys/kernel/debug/mm_rs/exec_ra_miss_exempt", exempt ? "1" : "0");
+		snprintf(tag, sizeof(tag), "exectext-miss exempt=%d fault_around=4096 ra_kb=64",
+			 exempt);
+		bad |= run_mode(tag, exempt ? "exempt (mm-rs)" : "counted (mainline)", 1, "sparse",
+				exempt ? &ex : &counted);
+	}
+	write_str("/sys/kernel/debug/mm_rs/exec_ra_miss_exempt", "1");
+	write_str("/sys/kernel/mm/mm_rs/exec_folio_size", "0");
+	write_str("/sys/kernel/debug/fault_around_bytes", fab);
+	ra_kb = 0;
+	if (bad)
+		return 1;
+	if (ex.large_pct < 90.0) {
+		printf("exectext: FAILED: exempt, %.1f%% of sparse text in >=64K folios\n",
+		       ex.large_pct);
+		bad = 1;
+	}
+	if (counted.large_pct >= ex.large_pct) {
+		printf("exectext: FAILED: counted, %.1f%% of sparse text in >=64K folios, "
+		       "no less than exempt (%.1f%%): the case missed MMAP_LOTSAMISS\n",
+		       counted.large_pct, ex.large_pct);
+		bad = 1;
+	}
+	return bad;
+}
+
+/* The default setting, exec readahead on, exec_ra_miss_exempt 1 then 0. */
+static int miss_exemption_default(const char *size)
+{
+	struct result r = {};
+	char tag[64];
+	int bad = 0, exempt;
+
+	printf("== mmap_miss exemption: the runs above (10%% at random), default setting ==\n");
+	write_str("/sys/kernel/debug/mm_rs/exec_ra", "1");
+	write_str("/sys/kernel/mm/mm_rs/exec_folio_size", size);
+	for (exempt = 1; exempt >= 0; exempt--) {
+		write_str("/sys/kernel/debug/mm_rs/exec_ra_miss_exempt", exempt ? "1" : "0");
+		snprintf(tag, sizeof(tag), "exectext-miss exempt=%d fault_around=default", exempt);
+		bad |= run_mode(tag, exempt ? "exempt (mm-rs)" : "counted (mainline)", 1, NULL,
+				&r);
+	}
+	write_str("/sys/kernel/debug/mm_rs/exec_ra_miss_exempt", "1");
+	write_str("/sys/kernel/mm/mm_rs/exec_folio_size", "0");
+	return bad;
 }
 
 int main(int argc, char **argv)
@@ -116,6 +243,8 @@ int main(int argc, char **argv)
 	write_str("/sys/kernel/mm/mm_rs/exec_folio_size", size);
 	bad |= run("on, MADV_RANDOM", 1, 1, &ron);
 	write_str("/sys/kernel/mm/mm_rs/exec_folio_size", "0");
+	bad |= miss_exemption_default(size);
+	bad |= miss_exemption(size);
 	if (bad)
 		return 1;
 	printf("== expected: >= 90%% in >=64K folios with exec readahead on, read no more than off ==\n");

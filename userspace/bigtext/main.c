@@ -2,9 +2,12 @@
 /*
  * bigtext: a large executable that measures how its own text was read in.
  *
- * Usage: bigtext SEED PERMILLE [random]. Calls PERMILLE/1000 of its 4096
- * functions, picked and ordered by SEED (text is faulted nearly at random),
- * after MADV_RANDOM on its text if asked, then reports, from
+ * Usage: bigtext SEED PERMILLE [random|sparse]. Calls PERMILLE/1000 of its
+ * 4096 functions, picked and ordered by SEED (text is faulted nearly at
+ * random), after MADV_RANDOM on its text if asked; "sparse" calls instead
+ * the first function of PERMILLE/1000 of its 64K blocks, each once, in an
+ * order SEED shuffles (one fault per block: misses, no hits). Then reports,
+ * from
  * /proc/self/pagemap, /proc/kpageflags and mincore():
  *   touched_kb	the text pages it executed;
  *   faulted_kb	the text pages mapped in its page tables;
@@ -31,6 +34,7 @@
 #define KPF_COMPOUND_TAIL	16
 #define FN_BYTES		2048
 #define LARGE_BYTES		(64 * 1024)
+#define BLOCK_FNS		(LARGE_BYTES / FN_BYTES)
 
 static long page_size;
 static int kpf = -1;
@@ -80,6 +84,8 @@ int main(int argc, char **argv)
 	unsigned int seed = argc > 1 ? strtoul(argv[1], NULL, 0) : 1;
 	long permille = argc > 2 ? atol(argv[2]) : 250;
 	int random = argc > 3 && !strcmp(argv[3], "random");
+	int sparse = argc > 3 && !strcmp(argv[3], "sparse");
+	int nblocks = bigtext_nfuncs / BLOCK_FNS, *order = NULL;
 	uintptr_t start, end, a;
 	long npages, calls, i, touched = 0, faulted = 0, large = 0, exact = 0, read_pages;
 	uint64_t last_head = 0, ent;
@@ -102,9 +108,24 @@ int main(int argc, char **argv)
 
 	srand(seed);
 	calls = bigtext_nfuncs * permille / 1000;
+	if (sparse) {
+		/* The blocks in a shuffled order (Fisher-Yates), the first @calls. */
+		order = calloc(nblocks, sizeof(*order));
+		if (!order)
+			return 2;
+		for (i = 0; i < nblocks; i++)
+			order[i] = i;
+		for (i = nblocks - 1; i > 0; i--) {
+			int j = rand() % (i + 1), t = order[i];
+
+			order[i] = order[j];
+			order[j] = t;
+		}
+		calls = nblocks * permille / 1000;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < calls; i++) {
-		int k = rand() % bigtext_nfuncs;
+		int k = sparse ? order[i] * BLOCK_FNS : rand() % bigtext_nfuncs;
 		uintptr_t f = (uintptr_t)bigtext_fns[k];
 
 		bigtext_fns[k]();
@@ -153,9 +174,9 @@ int main(int argc, char **argv)
 		close(fd);
 	}
 
-	printf("mmrs-data bigtext random=%d text_kb=%ld touched_kb=%ld faulted_kb=%ld "
+	printf("mmrs-data bigtext random=%d sparse=%d text_kb=%ld touched_kb=%ld faulted_kb=%ld "
 	       "large_pct=%.1f read_kb=%ld amplification=%.2f ms=%.1f exact_pct=%.1f\n",
-	       random, npages * page_size / 1024, touched * page_size / 1024,
+	       random, sparse, npages * page_size / 1024, touched * page_size / 1024,
 	       faulted * page_size / 1024, faulted ? 100.0 * large / faulted : 0.0,
 	       read_pages * page_size / 1024,
 	       touched ? (double)read_pages / touched : 0.0,
