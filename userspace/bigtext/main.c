@@ -5,8 +5,8 @@
  * Usage: bigtext SEED PERMILLE [random|sparse]. Calls PERMILLE/1000 of its
  * 4096 functions, picked and ordered by SEED (text is faulted nearly at
  * random), after MADV_RANDOM on its text if asked; "sparse" calls instead
- * the first function of PERMILLE/1000 of its 64K blocks, each once, in an
- * order SEED shuffles (one fault per block: misses, no hits). Then reports,
+ * a function of PERMILLE/1000 of its 64K blocks, each once, in an order
+ * SEED shuffles (one page per block: misses, no hits). Then reports,
  * from
  * /proc/self/pagemap, /proc/kpageflags and mincore():
  *   touched_kb	the text pages it executed;
@@ -79,6 +79,21 @@ static long cached_pages(void *addr, size_t len)
 	return c;
 }
 
+/*
+ * The function of 64K block @b that "sparse" calls: its first that lies in
+ * one page, so that the call faults exactly one page (a miss), never two (a
+ * miss and a hit). The blocks are 64K apart, so the pages are too.
+ */
+static int block_fn(int b)
+{
+	int k;
+
+	for (k = b * BLOCK_FNS; k < (b + 1) * BLOCK_FNS; k++)
+		if (((uintptr_t)bigtext_fns[k] & (page_size - 1)) + FN_BYTES <= page_size)
+			return k;
+	return b * BLOCK_FNS;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int seed = argc > 1 ? strtoul(argv[1], NULL, 0) : 1;
@@ -125,7 +140,7 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < calls; i++) {
-		int k = sparse ? order[i] * BLOCK_FNS : rand() % bigtext_nfuncs;
+		int k = sparse ? block_fn(order[i]) : rand() % bigtext_nfuncs;
 		uintptr_t f = (uintptr_t)bigtext_fns[k];
 
 		bigtext_fns[k]();
