@@ -82,10 +82,13 @@ static void leave_cgroup(const char *dir)
 }
 
 /*
- * One memory.reclaim pass of @dir: -EAGAIN (less reclaimed than asked) is no
- * failure. Without memory cgroups, one global pass: drop_caches 3, which
- * drains the LRU batches and runs every shrinker, the deferred-split one
- * among them.
+ * One memory.reclaim pass of @dir, with swappiness=0 (6.12's proactive
+ * reclaim argument): no anonymous page is swapped out, so what the pass
+ * gives back of anonymous memory is what the deferred-split shrinker's
+ * splits free, as without swap (the prod kernels swap to zram0).
+ * -EAGAIN (less reclaimed than asked) is no failure. Without memory
+ * cgroups, one global pass: drop_caches 3, which drains the LRU batches and
+ * runs every shrinker, the deferred-split one among them.
  */
 static int reclaim(const char *dir)
 {
@@ -95,7 +98,7 @@ static int reclaim(const char *dir)
 	if (!dir[0])
 		return write_str("/proc/sys/vm/drop_caches", "3") != 0;
 	snprintf(path, sizeof(path), "%s/memory.reclaim", dir);
-	err = write_str(path, "64M");
+	err = write_str(path, "64M swappiness=0");
 	return err && err != -EAGAIN;
 }
 
@@ -185,7 +188,7 @@ int main(void)
 	read_str(THP "khugepaged/max_ptes_none", max_none, sizeof(max_none));
 	have_memcg = access("/sys/fs/cgroup/cgroup.subtree_control", F_OK) == 0;
 	printf("sparsereclaim: max_ptes_none %s (its default is 511), %d swap device(s), %s\n",
-	       max_none, swaps, have_memcg ? "a memory cgroup each, memory.reclaim" :
+	       max_none, swaps, have_memcg ? "a memory cgroup each, memory.reclaim swappiness=0" :
 	       "no memory cgroups: drop_caches 3 as the reclaim pass");
 	if (write_str(THP "enabled", "madvise") || access(POLICY, W_OK))
 		return 1;
