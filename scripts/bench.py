@@ -290,6 +290,9 @@ def markdown(runs):
             out.append("")
         if s.get("policy"):
             out += policy_markdown(a, s["policy"])
+            prev = run.get("previous", {}).get("policy")
+            if prev:
+                out += policy_change_markdown(prev, s["policy"])
         if s.get("reclaim"):
             out += reclaim_markdown(s["reclaim"])
         if s.get("ksm"):
@@ -403,6 +406,32 @@ def load_runs():
         if os.path.exists(p):
             runs.append(json.load(open(p)))
     return runs
+
+
+def policy_change_markdown(prev, p):
+    """The order policies against the figures this run replaced (bench.py --update keeps them)."""
+    before = summarise({"anon": [], "mt": [], "ptreclaim": [], "exectext": [],
+                        "policy": prev["data"]})["policy"]
+    out = [f"### Order policies: these figures against those of {prev['measured']} they replaced", "",
+           "Medians of each: the change in faults, resident memory and guest time, by pattern and",
+           "policy (the largest change of any pattern last).", "",
+           "| pattern | " + " | ".join(f"{pol} faults / RSS / time" for pol in POLICIES) + " |",
+           "|---|" + "---:|" * len(POLICIES)]
+    worst = {pol: 0.0 for pol in POLICIES}
+    for pattern, row in p.items():
+        cells = []
+        for pol in POLICIES:
+            x, y = before.get(pattern, {}).get(pol), row.get(pol)
+            if not x or not y:
+                cells.append("")
+                continue
+            d = [pct(y[k], x[k]) for k in ("faults", "rss_kb", "ns")]
+            worst[pol] = max([worst[pol]] + [abs(v) for v in d if v is not None])
+            cells.append(" / ".join(f"{fmt(v, '+.2f')}%" for v in d))
+        out.append(f"| {pattern} | " + " | ".join(cells) + " |")
+    out.append("| largest | " + " | ".join(f"{fmt(worst[pol], '.2f')}%" for pol in POLICIES) + " |")
+    out.append("")
+    return out
 
 
 def policy_markdown(arch, p):
@@ -601,6 +630,10 @@ def update(arch, log, md, progs, command, why):
               "run the whole make bench", file=sys.stderr)
         return 1
     for k in kinds:
+        # The figures replaced are kept, with the day they were measured: a table compares.
+        measured = next((u["date"] for u in reversed(run.get("updates", []))
+                         if k in u["kinds"]), run["date"])
+        run.setdefault("previous", {})[k] = {"measured": measured, "data": run["data"].get(k, [])}
         run["data"][k] = data[k]
     run["summary"] = summarise(run["data"])
     run.setdefault("updates", []).append({"date": time.strftime("%Y-%m-%d"), "command": command,
