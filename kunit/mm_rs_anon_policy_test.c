@@ -942,6 +942,66 @@ static void auto_fail_real_faults(struct kunit *test)
 	fail_op(0, FAIL_FORGET, 0);
 }
 
+/*
+ * auto on blocks whose folio another fault began: a page in the last quarter
+ * of each of 16 blocks of the largest order is mapped first (order 0, by the
+ * mthp policy with every size off), then auto faults the area densely. No
+ * folio covers the page mapped before, whose byte stays; no block gets a
+ * folio of the largest order, yet large folios fill what fits around the
+ * page; and a block that cannot take the order is no allocator failure: the
+ * failure memory stays empty, and the clean blocks after get the largest
+ * order again.
+ */
+static void auto_fault_in_started_block(struct kunit *test)
+{
+	const unsigned int max = mm_rs_anon_auto_max_order_test(ARCH_PTE_ORDER, false);
+	const unsigned long block = PAGE_SIZE << max, started = 16, clean = 48;
+	unsigned long base, b, a, foreign, large = 0, in_max = 0;
+	unsigned int order;
+	char c;
+	int o;
+
+	KUNIT_ASSERT_GE(test, max, FIRST_ORDER + 1);
+	mm_rs_paths_all(true);
+	fail_op(0, FAIL_FORGET, 0);
+	knobs_global(test, GLOBAL_MADVISE);
+	base = aligned_area(test, (1 + started + clean) * block, block);
+
+	/* Blocks 1 to 16: a page of the last quarter, mapped alone, a byte written. */
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("mthp"), 0);
+	for (b = 1; b <= started; b++) {
+		foreign = base + b * block + block - block / 4 + (b % 2) * PAGE_SIZE;
+		KUNIT_ASSERT_EQ(test, put_user((char)0x5a, (char __user *)(foreign + 100)), 0);
+		KUNIT_ASSERT_EQ(test, folio_order_at(foreign), 0);
+	}
+
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("auto"), 0);
+	KUNIT_ASSERT_EQ(test, touch_every(base, (1 + started + clean) * block, PAGE_SIZE), 0);
+	for (b = 1; b <= started; b++) {
+		foreign = base + b * block + block - block / 4 + (b % 2) * PAGE_SIZE;
+		KUNIT_EXPECT_EQ_MSG(test, folio_order_at(foreign), 0, "block %lu", b);
+		KUNIT_ASSERT_EQ(test, get_user(c, (char __user *)(foreign + 100)), 0);
+		KUNIT_EXPECT_EQ_MSG(test, c, (char)0x5a, "block %lu", b);
+		for (a = base + b * block; a < base + (b + 1) * block; a += PAGE_SIZE) {
+			o = folio_order_at(a);
+			KUNIT_EXPECT_GE_MSG(test, o, 0, "block %lu page %lu unmapped", b,
+					    (a - base) / PAGE_SIZE);
+			KUNIT_EXPECT_LT_MSG(test, o, (int)max, "block %lu page %lu", b,
+					    (a - base) / PAGE_SIZE);
+			large += o >= FIRST_ORDER;
+		}
+	}
+	kunit_info(test, "started blocks: %lu of %lu pages in large folios", large,
+		   started * block / PAGE_SIZE);
+	KUNIT_EXPECT_GT(test, large, 0UL);
+	for (order = FIRST_ORDER; order <= max; order++)
+		KUNIT_EXPECT_EQ_MSG(test, fail_op(0, FAIL_BITS, order), 0U, "order %u", order);
+	in_max = pages_in_order(base + (1 + started) * block, clean * block, max);
+	kunit_info(test, "clean blocks after: %lu of %lu pages in order %u", in_max,
+		   clean * block / PAGE_SIZE, max);
+	KUNIT_EXPECT_GE(test, in_max * 10, clean * block / PAGE_SIZE * 9);
+}
+
 static void auto_events_get(struct auto_events *e)
 {
 	e->probe = mm_rs_vm_event(MM_RS_ANON_AUTO_PROBE);
@@ -1074,6 +1134,7 @@ static struct kunit_case anon_policy_cases[] = {
 	KUNIT_CASE(auto_faults),
 	KUNIT_CASE(auto_fail_memory_table),
 	KUNIT_CASE(auto_fail_real_faults),
+	KUNIT_CASE(auto_fault_in_started_block),
 	KUNIT_CASE(mthp_ignores_hint),
 	KUNIT_CASE(auto_events_real_faults),
 	{}

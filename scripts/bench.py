@@ -12,6 +12,7 @@
       writing docs/bench/fault-trace-ARCH.json)
 """
 import json
+import re
 import os
 import statistics
 import sys
@@ -206,7 +207,9 @@ def markdown(runs):
            "its C path (where there is one) and off in the same boot, rounds interleaved, the",
            "order of the paths rotated from round to round (runs dated before 2026-11-25 ran",
            "C first in every round); tables give medians over the rounds. Do not edit: rerun",
-           "`make bench`.", "",
+           "`make bench`. No figure is kept from a boot whose verdict failed: a program that",
+           "exited non-zero, a boot that did not reach its end, or a splat in the console",
+           "(`scripts/splats.txt`) makes `bench.py` refuse the log.", "",
            "What Rust against C means here: the primary figure is the instruction count of",
            "the fault path (`make fault-trace`, first below), which leaves out the page",
            "allocator, the LRU batch's drain and the page clearing, the work whose cost",
@@ -614,11 +617,45 @@ def write_run(run, paths, md):
 BLIND_UNTIL = "2026-11-27"
 
 
+def check_log(log, progs):
+    """Exits, saying why, unless console log LOG is of runs that ended well: every program
+    of PROGS (as bench.sh passes them: "name:args,..."; text in parentheses aside) exited 0
+    as often as it is named, no program exited otherwise, each boot reached its end, and no
+    line is a splat (scripts/splats.txt). Figures of a run that failed are not kept."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from benchkeep import splat_patterns
+    lines = open(log, errors="replace").read().splitlines()
+    why = None
+    names = [p.split(":", 1)[0] for p in re.findall(r"[\w-]+(?::[^,\s()]*)?",
+                                                       re.sub(r"\([^)]*\)", "", progs))]
+    exits = [re.search(r"mmrs-init: (\S+) exited (\d+)", l) for l in lines]
+    exits = [(m.group(1), int(m.group(2))) for m in exits if m]
+    bad = [f"{n} exited {rc}" for n, rc in exits if rc != 0]
+    if bad:
+        why = bad[0]
+    elif not any(l.strip() == "mmrs-init: done" for l in lines):
+        why = "no boot reached its end (mmrs-init: done)"
+    else:
+        for n in set(names):
+            if sum(1 for e, _ in exits if e == n) < names.count(n):
+                why = f"{n} did not exit 0 as often as it ran"
+                break
+    if why is None:
+        pats = splat_patterns()
+        splat = next((l for l in lines if any(p.search(l) for p in pats)), None)
+        if splat is not None:
+            why = f"a splat: {splat.strip()}"
+    if why is not None:
+        print(f"bench: {log}: {why}; nothing kept", file=sys.stderr)
+        sys.exit(1)
+
+
 def update(arch, log, md, progs, command, why):
     """Replaces in docs/bench/ARCH.json the kinds of measurement that LOG has, keeps the rest,
     and regenerates MD: a benchmark run again on its own after a change that only it sees."""
     path = os.path.join(REPO, "docs", "bench", f"{arch}.json")
     run = json.load(open(path))
+    check_log(log, progs)
     data = parse(log)
     kinds = [k for k, v in data.items() if v]
     if not kinds:
@@ -653,6 +690,7 @@ def main():
     if sys.argv[1] == "--update":
         return update(*sys.argv[2:8])
     arch, log, json_out, md, progs = sys.argv[1:6]
+    check_log(log, progs)
     data = parse(log)
     if not any(data.values()):
         print(f"bench: no measurements in {log}", file=sys.stderr)

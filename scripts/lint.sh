@@ -294,6 +294,34 @@ if out=$(MMRS_CONFIG_ONLY=1 MMRS_CONFIG_EXTRA="$ex" MMRS_IMAGE_OUT="$REPO/build/
 fi
 rm -f "$ex"
 
+# make bench keeps no figure of a run that failed: a program that exited
+# non-zero, or a splat in the console, and bench.py refuses the log.
+echo "lint: bench.py refuses the log of a failed run"
+bl=$(mktemp -d)
+printf 'mmrs-data bench anon size_kb=4 path=c faults=1\nmmrs-init: bench exited 1\nmmrs-init: done\n' > "$bl/exit.log"
+printf 'mmrs-data bench anon size_kb=4 path=c faults=1\nmmrs-init: bench exited 0\n%s\nmmrs-init: done\n' \
+	'WARNING: CPU: 0 PID: 1 at mm/memory.c:100 f+0x1/0x2' > "$bl/splat.log"
+printf 'mmrs-data bench anon size_kb=4 path=c faults=1\nmmrs-init: bench exited 0\nmmrs-init: done\n' > "$bl/ok.log"
+for t in exit:"bench exited 1" splat:"a splat: WARNING"; do
+	if out=$(python3 "$REPO/scripts/bench.py" x86_64 "$bl/${t%%:*}.log" "$bl/out.json" "$bl/out.md" \
+			"bench:anon:3" 2>&1) || ! grep -q "${t#*:}.*nothing kept" <<< "$out" || [ -e "$bl/out.md" ]; then
+		echo "lint: bench.py kept the figures of a failed run (${t%%:*}; got: $out)" >&2
+		rc=1
+	fi
+done
+if ! out=$(python3 - "$REPO/scripts/bench.py" "$bl/ok.log" 2>&1 <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("bench", sys.argv[1])
+b = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(b)
+b.check_log(sys.argv[2], "bench:anon:3")
+PY
+); then
+	echo "lint: bench.py refused the log of a run that ended well (got: $out)" >&2
+	rc=1
+fi
+rm -rf "$bl"
+
 # The mmrs-meter QEMU plugin: exact kernel/user instruction counts and the
 # TLB model against analytic figures, on bare-metal guests (no kernel).
 echo "lint: the QEMU plugin counts known loops exactly (scripts/qemu-plugin-test.sh)"
