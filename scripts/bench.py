@@ -296,6 +296,9 @@ def markdown(runs):
             prev = run.get("previous", {}).get("policy")
             if prev:
                 out += policy_change_markdown(prev, s["policy"])
+                nosplit = os.path.join(REPO, "docs", "bench", f"policy-nosplit-{a}.txt")
+                if os.path.exists(nosplit):
+                    out += policy_nosplit_markdown(a, prev, s["policy"], nosplit)
         if s.get("reclaim"):
             out += reclaim_markdown(s["reclaim"])
         if s.get("ksm"):
@@ -433,6 +436,34 @@ def policy_change_markdown(prev, p):
             cells.append(" / ".join(f"{fmt(v, '+.2f')}%" for v in d))
         out.append(f"| {pattern} | " + " | ".join(cells) + " |")
     out.append("| largest | " + " | ".join(f"{fmt(worst[pol], '.2f')}%" for pol in POLICIES) + " |")
+    out.append("")
+    return out
+
+
+def policy_nosplit_markdown(arch, prev, p, path):
+    """auto's guest time against the figures replaced, with split_underused 1 (this run) and 0
+    (docs/bench/policy-nosplit-ARCH.txt): what auto's own underused verdict costs a fault."""
+    before = summarise({"anon": [], "mt": [], "ptreclaim": [], "exectext": [],
+                        "policy": prev["data"]})["policy"]
+    nosplit = summarise({"anon": [], "mt": [], "ptreclaim": [], "exectext": [],
+                         "policy": parse(path)["policy"]})["policy"]
+    same = all(before.get(pt, {}).get("auto", {}).get(k) == row.get("auto", {}).get(k) ==
+               nosplit.get(pt, {}).get("auto", {}).get(k)
+               for pt, row in p.items() for k in ("faults", "rss_kb"))
+    out = [f"### auto with and without its underused queueing ({arch})", "",
+           f"`auto`'s guest time against {prev['measured']}'s: as measured above (`split_underused`",
+           "1: each mTHP a fault maps is queued for auto's own underused verdict) and with",
+           f"`split_underused` 0 (nothing queued; `docs/bench/policy-nosplit-{arch}.txt`, its command",
+           "there). " + ("Faults and resident memory are the same in all three." if same else
+                         "Faults or resident memory differ between them: see the tables above."), "",
+           "| pattern | auto | split_underused 1 | split_underused 0 |", "|---|---:|---:|---:|"]
+    for pattern, row in p.items():
+        x, y, z = (before.get(pattern, {}).get("auto"), row.get("auto"),
+                   nosplit.get(pattern, {}).get("auto"))
+        if not x or not y or not z:
+            continue
+        out.append(f"| {pattern} | {fmt(x['ns'], '.0f')} ns | {fmt(pct(y['ns'], x['ns']), '+.2f')}% | "
+                   f"{fmt(pct(z['ns'], x['ns']), '+.2f')}% |")
     out.append("")
     return out
 
