@@ -544,6 +544,17 @@ static void exec_hit_on_readahead_mark(struct kunit *test)
 	}
 }
 
+/* Sets debugfs switch @name to @val ("0" or "1") as a write of "@val\n" does; reads it back. */
+static void switch_set(struct kunit *test, const char *name, const char *val, char *buf)
+{
+	char in[4];
+
+	snprintf(in, sizeof(in), "%s\n", val);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test(name, in), 2);
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_read_test(name, buf), 2);
+	KUNIT_EXPECT_STREQ(test, buf, in);
+}
+
 /*
  * The exec_ra switch in both directions, written as debugfs writes it and seen
  * in what an exec fault reads: "0" gives 6.12's read-around and counts the
@@ -559,9 +570,7 @@ static void exec_ra_switch(struct kunit *test)
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	glue_setup(test);
-	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "0\n"), 2);
-	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_read_test("exec_ra", buf), 2);
-	KUNIT_EXPECT_STREQ(test, buf, "0\n");
+	switch_set(test, "exec_ra", "0", buf);
 	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "-1"), -EINVAL);
 	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
 	g.file->f_ra.mmap_miss = 5;
@@ -569,9 +578,7 @@ static void exec_ra_switch(struct kunit *test)
 	expect_ra(test, &g, pgoff - GLUE_RA / 2, GLUE_RA, GLUE_RA / 4);
 	KUNIT_EXPECT_NE(test, g.file->f_ra.mmap_miss, 5);
 
-	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "1"), 1);
-	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_read_test("exec_ra", buf), 2);
-	KUNIT_EXPECT_STREQ(test, buf, "1\n");
+	switch_set(test, "exec_ra", "1", buf);
 	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "yes"), -EINVAL);
 	/* A switch between Rust and C: in debugfs, not in sysfs (ABI). */
 	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("exec_ra", "1"), -ENOENT);
@@ -611,9 +618,7 @@ static void exec_ra_miss_exempt_switch(struct kunit *test)
 						     GLUE_PAGES * PAGE_SIZE, GLUE_RA,
 						     GLUE_ORDER, &win));
 	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "1"), 1);
-	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra_miss_exempt", "0\n"), 2);
-	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_read_test("exec_ra_miss_exempt", buf), 2);
-	KUNIT_EXPECT_STREQ(test, buf, "0\n");
+	switch_set(test, "exec_ra_miss_exempt", "0", buf);
 	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("exec_ra_miss_exempt", "2"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("exec_ra_miss_exempt", "0"), -ENOENT);
 
@@ -640,9 +645,7 @@ static void exec_ra_miss_exempt_switch(struct kunit *test)
 	KUNIT_EXPECT_GE(test, g.file->f_ra.mmap_miss, GLUE_LOTSAMISS);
 
 	/* Exempt, the default: the same count, the window, the count alone. */
-	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra_miss_exempt", "1"), 1);
-	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_read_test("exec_ra_miss_exempt", buf), 2);
-	KUNIT_EXPECT_STREQ(test, buf, "1\n");
+	switch_set(test, "exec_ra_miss_exempt", "1", buf);
 	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
 	g.file->f_ra.mmap_miss = GLUE_LOTSAMISS;
 	glue_fault(test, &g, pgoff);
