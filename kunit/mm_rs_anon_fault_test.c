@@ -538,39 +538,6 @@ out:
 }
 
 /*
- * No stale contiguous entry in the @nr entries @ptes from @start: a block of
- * CONT_PTES entries has the contiguous bit on every entry or on none, and
- * where on every one, they map consecutive PFNs from an aligned one, all
- * with the same write permission. Nothing to check without contpte.
- */
-static void expect_cont_sane(struct kunit *test, const pte_t *ptes, int nr, const char *what)
-{
-#ifdef CONFIG_ARM64_CONTPTE
-	int b, i;
-
-	for (b = 0; b + CONT_PTES <= nr; b += CONT_PTES) {
-		int cont = 0;
-
-		for (i = b; i < b + CONT_PTES; i++)
-			cont += mm_rs_pte_cont(ptes[i]);
-		KUNIT_EXPECT_TRUE_MSG(test, cont == 0 || cont == CONT_PTES,
-				      "%s: %d of %d entries of block %d contiguous", what, cont,
-				      CONT_PTES, b / CONT_PTES);
-		if (cont != CONT_PTES)
-			continue;
-		KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[b]) % CONT_PTES, 0, "%s: block %d",
-				    what, b / CONT_PTES);
-		for (i = b; i < b + CONT_PTES; i++) {
-			KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[i]), pte_pfn(ptes[b]) + i - b,
-					    "%s: entry %d", what, i);
-			KUNIT_EXPECT_EQ_MSG(test, pte_write(ptes[i]), pte_write(ptes[b]),
-					    "%s: entry %d", what, i);
-		}
-	}
-#endif
-}
-
-/*
  * mprotect() over large folios that one fault each mapped, on the C and the
  * Rust paths: of a whole block and of half of one, read-only and back. Every
  * entry keeps its page and the permission asked for, the data stays, and on
@@ -618,7 +585,7 @@ static void mprotect_keeps_blocks(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, pte_write(ptes[i]), i >= nr + nr / 2,
 					    "rust %d: entry %d", rust, i);
 		}
-		expect_cont_sane(test, ptes, 2 * nr, rust ? "Rust, read-only" : "C, read-only");
+		mm_rs_expect_cont_sane(test, ptes, 2 * nr, rust ? "Rust, read-only" : "C, read-only");
 		/* Half a block read-only: its entries differ, so none is contiguous. */
 		for (i = nr; i < 2 * nr; i++)
 			KUNIT_EXPECT_FALSE_MSG(test, mm_rs_pte_cont(ptes[i]),
@@ -639,7 +606,7 @@ static void mprotect_keeps_blocks(struct kunit *test)
 			KUNIT_EXPECT_TRUE_MSG(test, pte_write(ptes[i]), "rust %d: entry %d",
 					      rust, i);
 		}
-		expect_cont_sane(test, ptes, 2 * nr, rust ? "Rust, writable" : "C, writable");
+		mm_rs_expect_cont_sane(test, ptes, 2 * nr, rust ? "Rust, writable" : "C, writable");
 	}
 }
 

@@ -800,6 +800,28 @@ static void ksm_kinds(unsigned long base, u8 *kinds)
 }
 
 /* How a layout is unmerged. */
+/* Whether the page mapped at @addr of the test mm is a KSM page. */
+static bool page_is_ksm(unsigned long addr)
+{
+	struct mm_struct *mm = current->mm;
+	pmd_t *pmd;
+	spinlock_t *ptl;	/* the PTE table's lock */
+	pte_t *pte;
+	bool ksm = false;
+
+	mmap_read_lock(mm);
+	pmd = mm_rs_find_pmd(mm, addr);
+	if (pmd && !pmd_none(pmdp_get(pmd))) {
+		pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+		if (pte) {
+			ksm = kind_of(vma_lookup(mm, addr), addr, ptep_get(pte)) == K_KSM;
+			pte_unmap_unlock(pte, ptl);
+		}
+	}
+	mmap_read_unlock(mm);
+	return ksm;
+}
+
 enum unmerge_path {
 	PATH_C,		/* 6.12's C loop */
 	PATH_RUST,	/* mm-rs's range walk */
@@ -895,6 +917,89 @@ static void unmerge_ksm_pages_same_as_c(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, v, KSM_FILL, "path %u", p);
 		}
 	}
+}
+
+/*
+ * KSM over 64K mTHPs (contpte-mapped on arm64): two blocks a path, the first
+ * of 16 identical pages, the second of unique ones, faulted as 64K folios.
+ * ksmd merges the first block's pages (splitting its folio); then
+ * MADV_UNMERGEABLE, on each path of ksm_paths[], gives each an exclusive copy
+ * with its contents. Before, between and after, no entry keeps a contiguous
+ * bit its block does not share, and the unique block keeps its data.
+ */
+static void unmerge_keeps_contpte(struct kunit *test)
+{
+	const unsigned int np = ARRAY_SIZE(ksm_paths), nr = 16;
+	struct ksm_ctx *c = test->priv;
+	struct thp_knobs k = { .tpf = c->saved.tpf };
+	char run[8], scan[16], sleep[16];
+	unsigned long base[ARRAY_SIZE(ksm_paths)], addr;
+	unsigned int p, i, tries, merged = 0;
+	pte_t *ptes;
+	u8 v;
+
+	ptes = kunit_kcalloc(test, 2 * nr, sizeof(*ptes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ptes);
+	mm_rs_knobs_only(&k, ilog2(nr), KNOB_ALWAYS);
+	mm_rs_knobs_set(&k);
+	for (p = 0; p < np; p++) {
+		base[p] = (40 + 8 * p) * PUD_SIZE;
+		map_at(test, base[p], 2 * nr * PAGE_SIZE);
+		KUNIT_ASSERT_EQ(test, do_madvise(current->mm, base[p], 2 * nr * PAGE_SIZE,
+						 MADV_MERGEABLE), 0);
+		for (i = 0; i < 2 * nr; i++) {
+			addr = base[p] + i * PAGE_SIZE;
+			KUNIT_ASSERT_EQ(test, fill_page(addr, KSM_FILL), 0);
+			if (i >= nr)
+				KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, &addr,
+								   sizeof(addr)), 0);
+		}
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(current->mm, base[p], ptes, 2 * nr));
+		for (i = 0; i < 2 * nr; i++)
+			KUNIT_ASSERT_EQ_MSG(test, mm_rs_pte_cont(ptes[i]),
+					    mm_rs_cont_order(ilog2(nr)), "path %u: entry %u", p, i);
+	}
+	mm_rs_knobs_set(&c->saved);
+
+	KUNIT_ASSERT_EQ(test, ksm_sysfs("sleep_millisecs", sleep, sizeof(sleep), "1"), 0);
+	KUNIT_ASSERT_EQ(test, ksm_sysfs("pages_to_scan", scan, sizeof(scan), "1000"), 0);
+	KUNIT_ASSERT_EQ(test, ksm_sysfs("run", run, sizeof(run), "1"), 0);
+	for (tries = 0; tries < 500 && merged < np * nr; tries++) {
+		merged = 0;
+		for (p = 0; p < np; p++)
+			for (i = 0; i < nr; i++)
+				merged += page_is_ksm(base[p] + i * PAGE_SIZE);
+		if (merged < np * nr)
+			msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, ksm_sysfs("run", NULL, 0, "0"), 0);
+	KUNIT_EXPECT_EQ(test, ksm_sysfs("pages_to_scan", NULL, 0, scan), 0);
+	KUNIT_EXPECT_EQ(test, ksm_sysfs("sleep_millisecs", NULL, 0, sleep), 0);
+	KUNIT_ASSERT_EQ_MSG(test, merged, np * nr, "ksmd did not merge the blocks in 10 s");
+
+	for (p = 0; p < np; p++) {
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(current->mm, base[p], ptes, 2 * nr));
+		mm_rs_expect_cont_sane(test, ptes, 2 * nr, "merged");
+		set_path(test, ksm_paths[p]);
+		KUNIT_EXPECT_EQ_MSG(test, do_madvise(current->mm, base[p], 2 * nr * PAGE_SIZE,
+						     MADV_UNMERGEABLE), 0, "path %u", p);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(current->mm, base[p], ptes, 2 * nr));
+		mm_rs_expect_cont_sane(test, ptes, 2 * nr, "unmerged");
+		for (i = 0; i < 2 * nr; i++) {
+			addr = base[p] + i * PAGE_SIZE;
+			KUNIT_EXPECT_FALSE_MSG(test, page_is_ksm(addr), "path %u: page %u", p, i);
+			KUNIT_ASSERT_EQ(test, read_byte(addr + 100, &v), 0);
+			KUNIT_EXPECT_EQ_MSG(test, v, KSM_FILL, "path %u: page %u", p, i);
+			if (i >= nr) {
+				unsigned long stamp = 0;
+
+				KUNIT_ASSERT_EQ(test, copy_from_user(&stamp, (void __user *)addr,
+								     sizeof(stamp)), 0);
+				KUNIT_EXPECT_EQ_MSG(test, stamp, addr, "path %u: page %u", p, i);
+			}
+		}
+	}
+	set_path(test, PATH_RUST);
 }
 
 /*
@@ -1251,6 +1356,7 @@ static struct kunit_case ksm_cases[] = {
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
 	KUNIT_CASE(unmerge_ref_same_as_c),
 #endif
+	KUNIT_CASE(unmerge_keeps_contpte),
 	{}
 };
 

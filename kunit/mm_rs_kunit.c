@@ -214,3 +214,36 @@ int mm_rs_probe_hits(struct mm_rs_probe *p)
 {
 	return atomic_xchg(&p->hits, 0);
 }
+
+/*
+ * No stale contiguous entry in the @nr entries @ptes: a block of
+ * CONT_PTES entries has the contiguous bit on every entry or on none, and
+ * where on every one, they map consecutive PFNs from an aligned one, all
+ * with the same write permission. Nothing to check without contpte.
+ */
+void mm_rs_expect_cont_sane(struct kunit *test, const pte_t *ptes, int nr, const char *what)
+{
+#ifdef CONFIG_ARM64_CONTPTE
+	int b, i;
+
+	for (b = 0; b + CONT_PTES <= nr; b += CONT_PTES) {
+		int cont = 0;
+
+		for (i = b; i < b + CONT_PTES; i++)
+			cont += mm_rs_pte_cont(ptes[i]);
+		KUNIT_EXPECT_TRUE_MSG(test, cont == 0 || cont == CONT_PTES,
+				      "%s: %d of %d entries of block %d contiguous", what, cont,
+				      CONT_PTES, b / CONT_PTES);
+		if (cont != CONT_PTES)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[b]) % CONT_PTES, 0, "%s: block %d",
+				    what, b / CONT_PTES);
+		for (i = b; i < b + CONT_PTES; i++) {
+			KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[i]), pte_pfn(ptes[b]) + i - b,
+					    "%s: entry %d", what, i);
+			KUNIT_EXPECT_EQ_MSG(test, pte_write(ptes[i]), pte_write(ptes[b]),
+					    "%s: entry %d", what, i);
+		}
+	}
+#endif
+}

@@ -75,6 +75,9 @@ bool mm_rs_read_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptes, int 
  * fault must carry it (CONT_PTES pages or more, below a PMD); false and
  * false elsewhere.
  */
+/* No stale contiguous entry in @ptes (mm_rs_kunit.c says what that is). */
+void mm_rs_expect_cont_sane(struct kunit *test, const pte_t *ptes, int nr, const char *what);
+
 #ifdef CONFIG_ARM64_CONTPTE
 static inline bool mm_rs_pte_cont(pte_t pte) { return pte_cont(pte); }
 static inline bool mm_rs_cont_order(int order) { return (1 << order) >= CONT_PTES; }
