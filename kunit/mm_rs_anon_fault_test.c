@@ -585,7 +585,8 @@ static void mprotect_keeps_blocks(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, pte_write(ptes[i]), i >= nr + nr / 2,
 					    "rust %d: entry %d", rust, i);
 		}
-		mm_rs_expect_cont_sane(test, ptes, 2 * nr, rust ? "Rust, read-only" : "C, read-only");
+		mm_rs_expect_cont_sane(test, ptes, 2 * nr,
+				       rust ? "Rust, read-only" : "C, read-only");
 		/* Half a block read-only: its entries differ, so none is contiguous. */
 		for (i = nr; i < 2 * nr; i++)
 			KUNIT_EXPECT_FALSE_MSG(test, mm_rs_pte_cont(ptes[i]),
@@ -606,7 +607,8 @@ static void mprotect_keeps_blocks(struct kunit *test)
 			KUNIT_EXPECT_TRUE_MSG(test, pte_write(ptes[i]), "rust %d: entry %d",
 					      rust, i);
 		}
-		mm_rs_expect_cont_sane(test, ptes, 2 * nr, rust ? "Rust, writable" : "C, writable");
+		mm_rs_expect_cont_sane(test, ptes, 2 * nr,
+				       rust ? "Rust, writable" : "C, writable");
 	}
 }
 
