@@ -555,6 +555,16 @@ static void switch_set(struct kunit *test, const char *name, const char *val, ch
 	KUNIT_EXPECT_STREQ(test, buf, in);
 }
 
+/* glue_setup(), and a buffer for reading switches back. */
+static char *switch_test_setup(struct kunit *test)
+{
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	glue_setup(test);
+	return buf;
+}
+
 /*
  * The exec_ra switch in both directions, written as debugfs writes it and seen
  * in what an exec fault reads: "0" gives 6.12's read-around and counts the
@@ -563,13 +573,10 @@ static void switch_set(struct kunit *test, const char *name, const char *val, ch
 static void exec_ra_switch(struct kunit *test)
 {
 	const unsigned long pgoff = 2 * (1UL << GLUE_ORDER) + 5;
+	char *buf = switch_test_setup(test);
 	struct glue_ctx g = {};
 	struct mm_rs_exec_ra win;
-	char *buf;
 
-	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	glue_setup(test);
 	switch_set(test, "exec_ra", "0", buf);
 	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "-1"), -EINVAL);
 	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
@@ -607,13 +614,10 @@ static void exec_ra_switch(struct kunit *test)
 static void exec_ra_miss_exempt_switch(struct kunit *test)
 {
 	const unsigned long pgoff = 2 * (1UL << GLUE_ORDER) + 5;
+	char *buf = switch_test_setup(test);
 	struct glue_ctx g = {};
 	struct mm_rs_exec_ra win;
-	char *buf;
 
-	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	glue_setup(test);
 	KUNIT_ASSERT_TRUE(test, mm_rs_exec_ra_window(pgoff, 0, GLUE_PAGES,
 						     GLUE_PAGES * PAGE_SIZE, GLUE_RA,
 						     GLUE_ORDER, &win));
@@ -623,16 +627,17 @@ static void exec_ra_miss_exempt_switch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("exec_ra_miss_exempt", "0"), -ENOENT);
 
 	/*
-	 * Counted: the miss still reads the window. It counts one up, and the
-	 * window's pages that fault-around maps when the fault is retried
-	 * (the read dropped the mmap lock) count down, so the count falls.
+	 * Counted, one below MMAP_LOTSAMISS: the miss takes the count to it,
+	 * not past it, so the window is still read. The window's pages that
+	 * fault-around maps when the fault is retried (the read dropped the
+	 * mmap lock) then count down, so the count falls.
 	 */
 	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
-	g.file->f_ra.mmap_miss = 5;
+	g.file->f_ra.mmap_miss = GLUE_LOTSAMISS - 1;
 	glue_fault(test, &g, pgoff);
 	expect_ra(test, &g, win.start, win.size, 0);
 	expect_cached(test, &g, win.start, win.start + win.size);
-	KUNIT_EXPECT_LT(test, g.file->f_ra.mmap_miss, 5);
+	KUNIT_EXPECT_LT(test, g.file->f_ra.mmap_miss, GLUE_LOTSAMISS - 1);
 
 	/*
 	 * Counted, at MMAP_LOTSAMISS: the miss makes it one more, so no

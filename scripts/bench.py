@@ -649,33 +649,14 @@ BLIND_UNTIL = "2026-11-27"
 
 
 def check_log(log, progs):
-    """Exits, saying why, unless console log LOG is of runs that ended well: every program
-    of PROGS (as bench.sh passes them: "name:args,..."; text in parentheses aside) exited 0
-    as often as it is named, no program exited otherwise, each boot reached its end, and no
-    line is a splat (scripts/splats.txt). Figures of a run that failed are not kept."""
+    """Exits, saying why, unless console log LOG may be kept (benchkeep.refusal()); PROGS as
+    bench.sh passes them ("name:args,..."; text in parentheses aside). Figures of a run that
+    failed are not kept."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from benchkeep import splat_patterns
-    lines = open(log, errors="replace").read().splitlines()
-    why = None
+    from benchkeep import refusal
     names = [p.split(":", 1)[0] for p in re.findall(r"[\w-]+(?::[^,\s()]*)?",
                                                        re.sub(r"\([^)]*\)", "", progs))]
-    exits = [re.search(r"mmrs-init: (\S+) exited (\d+)", l) for l in lines]
-    exits = [(m.group(1), int(m.group(2))) for m in exits if m]
-    bad = [f"{n} exited {rc}" for n, rc in exits if rc != 0]
-    if bad:
-        why = bad[0]
-    elif not any(l.strip() == "mmrs-init: done" for l in lines):
-        why = "no boot reached its end (mmrs-init: done)"
-    else:
-        for n in set(names):
-            if sum(1 for e, _ in exits if e == n) < names.count(n):
-                why = f"{n} did not exit 0 as often as it ran"
-                break
-    if why is None:
-        pats = splat_patterns()
-        splat = next((l for l in lines if any(p.search(l) for p in pats)), None)
-        if splat is not None:
-            why = f"a splat: {splat.strip()}"
+    why = refusal(open(log, errors="replace").read().splitlines(), names)
     if why is not None:
         print(f"bench: {log}: {why}; nothing kept", file=sys.stderr)
         sys.exit(1)

@@ -16,17 +16,33 @@ def splat_patterns():
         return [re.compile(l.rstrip("\n")) for l in f if l.strip() and not l.startswith("#")]
 
 
+def refusal(lines, progs):
+    """Why console log LINES may not be kept, or None: a program exited non-zero, one of the
+    list PROGS exited 0 fewer times than it is named there, no boot reached its end, or a
+    line is a splat (scripts/splats.txt)."""
+    exits = [m.groups() for m in (re.search(r"mmrs-init: (\S+) exited (\d+)", l) for l in lines)
+             if m]
+    bad = [f"{n} exited {rc}" for n, rc in exits if rc != "0"]
+    if bad:
+        return bad[0]
+    if "mmrs-init: done" not in (l.strip() for l in lines):
+        return "no boot reached its end (mmrs-init: done)"
+    for n in sorted(set(progs)):
+        if sum(1 for e, _ in exits if e == n) < progs.count(n):
+            return f"{n} did not exit 0 as often as it ran"
+    pats = splat_patterns()
+    splat = next((l for l in lines if any(p.search(l) for p in pats)), None)
+    return None if splat is None else f"a splat: {splat.strip()}"
+
+
 def checked_log(tool, log, prog):
-    """The lines of console log LOG, or exit naming why it is refused: PROG did not exit 0,
-    the guest did not reach its end, or a line is a splat (scripts/splats.txt)."""
+    """The lines of console log LOG, or exit naming why it is refused (refusal(), PROG the
+    program that must have run)."""
     with open(log, errors="replace") as f:
         lines = f.read().splitlines()
-    if f"mmrs-init: {prog} exited 0" not in lines or "mmrs-init: done" not in lines:
-        sys.exit(f"{tool}: {log}: {prog} did not end well; not recorded")
-    pats = splat_patterns()
-    for line in lines:
-        if any(p.search(line) for p in pats):
-            sys.exit(f"{tool}: {log}: a splat: {line.strip()}; not recorded")
+    why = refusal(lines, [prog])
+    if why is not None:
+        sys.exit(f"{tool}: {log}: {why}; not recorded")
     return lines
 
 
