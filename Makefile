@@ -9,7 +9,7 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off lint fmt mutate image initramfs run selftests stress bench bench-real fault-trace uffd-repeat selftests-repeat series series-check rootfs shell workload test check-full clean distclean
+.PHONY: help setup prepare kunit kunit-debug kunit-off kunit-nosplit lint fmt mutate image initramfs run selftests stress bench bench-real fault-trace uffd-repeat selftests-repeat series series-check rootfs shell workload test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
@@ -21,8 +21,9 @@ help:
 	@echo '                         (a sample the commit chooses); make stress for 60 s on the x86_64'
 	@echo '                         prod-debug kernel'
 	@echo '  make check-full        the rest: KUnit on x86_64 (test build), debug KUnit on arm64, MM_RS=n'
-	@echo '                         on both; the test kernels booted with the demo, and the full mm'
-	@echo '                         selftests against the MM_RS=n baseline on both architectures'
+	@echo '                         on both, KUnit on x86_64 without split PTE locks; the test kernels'
+	@echo '                         booted with the demo, and the full mm selftests against the'
+	@echo '                         MM_RS=n baseline on both architectures'
 	@echo '                         (the test kernel'"'"'s list, and every run_vmtests.sh category on'
 	@echo '                         prod); make stress for 600 s on each'
 	@echo '                         architecture; the series built at every patch (series-check BISECT=1);'
@@ -33,6 +34,8 @@ help:
 	@echo '                         (results: build/results/kunit-A.json)'
 	@echo '  make kunit-debug ARCH=A   the same with PROVE_LOCKING, DEBUG_VM and KASAN'
 	@echo '  make kunit-off ARCH=A  the kernel with CONFIG_MM_RS=n: builds, runs, has no mm-rs'
+	@echo '  make kunit-nosplit ARCH=A   the suites without split PTE locks (NR_CPUS=2, lockdep):'
+	@echo '                         PT reclaim with one lock for the PMD and its tables'
 	@echo '  make image ARCH=A FLAVOR=F   build a test kernel (F: test, debug, off, or clang14: built'
 	@echo '                         with clang 14, the compiler reference of make bench; prod, prod-off,'
 	@echo '                         prod-debug: the distribution-shaped kernel) and print its path'
@@ -101,6 +104,9 @@ kunit-debug: prepare
 
 kunit-off: prepare
 	@set -e; for a in $(arches); do scripts/kunit.sh $$a off; done
+
+kunit-nosplit: prepare
+	@set -e; for a in $(arches); do scripts/kunit.sh $$a nosplit; done
 
 image: prepare
 	@scripts/image.sh $(ARCH) $(FLAVOR)
@@ -195,6 +201,7 @@ check-full: prepare
 	@$(MAKE) --no-print-directory kunit ARCH=x86_64
 	@$(MAKE) --no-print-directory kunit-debug ARCH=arm64
 	@$(MAKE) --no-print-directory kunit-off ARCH=all
+	@$(MAKE) --no-print-directory kunit-nosplit ARCH=x86_64
 	@$(MAKE) --no-print-directory selftests ARCH=all
 	@$(MAKE) --no-print-directory selftests ARCH=all FLAVOR=prod
 	@set -e; for a in x86_64 arm64; do scripts/verdict-boot.sh $$a prod-debug; done

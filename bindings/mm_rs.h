@@ -344,8 +344,25 @@ static inline bool mm_rs_ksm_unmerge_ref_enabled(void)
 {
 	return static_branch_unlikely(&mm_rs_ksm_unmerge_ref_key);
 }
+
+DECLARE_STATIC_KEY_FALSE(mm_rs_ksm_unmerge_ref_range_key);
+
+/*
+ * Benchmark builds only: whether unmerge_ksm_pages() (with ksm_unmerge off)
+ * unmerges on the C range walk of mainline's 2025 break_ksm() instead of a
+ * loop over every page address (sysfs: ksm_unmerge_ref_range).
+ */
+static inline bool mm_rs_ksm_unmerge_ref_range_enabled(void)
+{
+	return static_branch_unlikely(&mm_rs_ksm_unmerge_ref_range_key);
+}
 #else
 static inline bool mm_rs_ksm_unmerge_ref_enabled(void)
+{
+	return false;
+}
+
+static inline bool mm_rs_ksm_unmerge_ref_range_enabled(void)
 {
 	return false;
 }

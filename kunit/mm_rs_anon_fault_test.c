@@ -17,6 +17,7 @@
 #include <asm/tlb.h>
 #include <linux/prandom.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/swapops.h>
@@ -609,6 +610,162 @@ static void mprotect_keeps_blocks(struct kunit *test)
 		}
 		mm_rs_expect_cont_sane(test, ptes, 2 * nr,
 				       rust ? "Rust, writable" : "C, writable");
+	}
+}
+
+/*
+ * The child of fork_keeps_blocks(), a task of its own with a copy of the
+ * test's mm made by the kernel's fork (dup_mmap(), copy_page_range()).
+ * It lends its mm to the parent, writes one byte when told, and exits.
+ */
+struct fork_child {
+	struct mm_struct *mm;		/* the child's mm, referenced for the parent */
+	unsigned long addr;		/* where the child writes */
+	int write_ret;
+	struct completion forked, go, written;
+};
+
+static int fork_child_fn(void *data)
+{
+	struct fork_child *fc = data;
+
+	fc->mm = current->mm;
+	mmget(fc->mm);
+	complete(&fc->forked);
+	wait_for_completion(&fc->go);
+	fc->write_ret = put_user((char)0x7e, (char __user *)fc->addr);
+	/* @fc is the parent's from here on. */
+	complete(&fc->written);
+	do_exit(0);
+}
+
+/*
+ * Checks two blocks of @mm's entries at @start against the PFNs @pfn their
+ * faults mapped: each entry maps its page of the folio, read-only, except
+ * entry @copied (if not -1), which must be a writable copy; a block keeps the
+ * contiguous bit (arm64 with contpte) only if no entry of it was copied, and
+ * no block has a stale one.
+ */
+static void expect_forked_blocks(struct kunit *test, struct mm_struct *mm, unsigned long start,
+				 int order, const unsigned long *pfn, int copied, const char *what)
+{
+	const int nr = 1 << order;
+	pte_t *ptes = kunit_kcalloc(test, 2 * nr, sizeof(*ptes), GFP_KERNEL);
+	int i;
+
+	if (!ptes || !mm_rs_read_ptes(mm, start, ptes, 2 * nr)) {
+		KUNIT_FAIL(test, "%s: no entries", what);
+		return;
+	}
+	for (i = 0; i < 2 * nr; i++) {
+		bool copy = i == copied;
+
+		KUNIT_EXPECT_TRUE_MSG(test, pte_present(ptes[i]), "%s: entry %d", what, i);
+		KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[i]) == pfn[i / nr] + i % nr, !copy,
+				    "%s: entry %d's page", what, i);
+		KUNIT_EXPECT_EQ_MSG(test, pte_write(ptes[i]), copy, "%s: entry %d", what, i);
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_pte_cont(ptes[i]),
+				    mm_rs_cont_order(order) && (copied < 0 || copied / nr != i / nr),
+				    "%s: entry %d contiguous", what, i);
+	}
+	mm_rs_expect_cont_sane(test, ptes, 2 * nr, what);
+}
+
+/* @mm's byte of page @i (byte_of()), read as the kernel reads another mm. */
+static int remote_byte(struct mm_struct *mm, unsigned long start, int i)
+{
+	char c;
+
+	if (access_remote_vm(mm, (unsigned long)byte_of(start, i), &c, 1, 0) != 1)
+		return -1;
+	return (unsigned char)c;
+}
+
+/*
+ * fork() over large folios that one fault each mapped, on the C and the Rust
+ * paths, with the kernel's own fork (kernel_clone() without CLONE_VM). Both
+ * sides map the same pages read-only, and on arm64 with contpte both keep
+ * each block contiguous (contpte_wrprotect_ptes() over a whole block, and
+ * set_ptes() of a batch in the child). A write on either side copies one
+ * page there: that block unfolds on that side only, and the other side keeps
+ * its block, its pages and its data.
+ */
+static void fork_keeps_blocks(struct kunit *test)
+{
+	const int order = min(4, PMD_ORDER - 1);
+	const int nr = 1 << order;
+	const size_t block = PAGE_SIZE << order;
+	struct fork_child *fc;
+	int rust, i;
+
+	fc = kunit_kzalloc(test, sizeof(*fc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fc);
+	for (rust = 0; rust <= 1; rust++) {
+		unsigned long start = ALIGN(fresh_addr(test), block);
+		struct kernel_clone_args args = {
+			.flags = CLONE_UNTRACED,
+			.exit_signal = SIGCHLD,
+			.fn = fork_child_fn,
+			.fn_arg = fc,
+		};
+		const char *path = rust ? "Rust" : "C";
+		struct mm_struct *mm = current->mm;
+		unsigned long pfn[2];
+		pte_t ptes[2];
+		char c;
+
+		mm_rs_paths_all(rust);
+		enable_only(test, order);
+		for (i = 0; i < 2 * nr; i++)
+			KUNIT_ASSERT_EQ(test, put_user((char)(0x30 + i), byte_of(start, i)), 0);
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start, &ptes[0], 1));
+		KUNIT_ASSERT_TRUE(test, mm_rs_read_ptes(mm, start + block, &ptes[1], 1));
+		pfn[0] = pte_pfn(ptes[0]);
+		pfn[1] = pte_pfn(ptes[1]);
+		KUNIT_ASSERT_EQ(test, folio_order(pfn_folio(pfn[0])), order);
+		KUNIT_ASSERT_EQ(test, folio_order(pfn_folio(pfn[1])), order);
+
+		init_completion(&fc->forked);
+		init_completion(&fc->go);
+		init_completion(&fc->written);
+		fc->addr = (unsigned long)byte_of(start, nr + 5);
+		KUNIT_ASSERT_GT(test, kernel_clone(&args), 0);
+		wait_for_completion(&fc->forked);
+		/* No assertion until the child is let go: it waits for us. */
+
+		expect_forked_blocks(test, mm, start, order, pfn, -1,
+				     rust ? "Rust, parent forked" : "C, parent forked");
+		expect_forked_blocks(test, fc->mm, start, order, pfn, -1,
+				     rust ? "Rust, child" : "C, child");
+
+		/* The parent writes page 3: a copy of that page, on its side only. */
+		KUNIT_EXPECT_EQ(test, put_user((char)0x70, byte_of(start, 3)), 0);
+		expect_forked_blocks(test, mm, start, order, pfn, 3,
+				     rust ? "Rust, parent wrote" : "C, parent wrote");
+		expect_forked_blocks(test, fc->mm, start, order, pfn, -1,
+				     rust ? "Rust, child after the parent's write" :
+					    "C, child after the parent's write");
+
+		/* The child writes page nr + 5, in the other block. */
+		complete(&fc->go);
+		wait_for_completion(&fc->written);
+		KUNIT_EXPECT_EQ(test, fc->write_ret, 0);
+		expect_forked_blocks(test, fc->mm, start, order, pfn, nr + 5,
+				     rust ? "Rust, child wrote" : "C, child wrote");
+		expect_forked_blocks(test, mm, start, order, pfn, 3,
+				     rust ? "Rust, parent after the child's write" :
+					    "C, parent after the child's write");
+
+		/* Each side reads its own writes and the other's old data. */
+		for (i = 0; i < 2 * nr; i++) {
+			KUNIT_EXPECT_EQ(test, get_user(c, byte_of(start, i)), 0);
+			KUNIT_EXPECT_EQ_MSG(test, c, (char)(i == 3 ? 0x70 : 0x30 + i),
+					    "%s: the parent's page %d", path, i);
+			KUNIT_EXPECT_EQ_MSG(test, remote_byte(fc->mm, start, i),
+					    i == nr + 5 ? 0x7e : 0x30 + i,
+					    "%s: the child's page %d", path, i);
+		}
+		mmput(fc->mm);
 	}
 }
 
@@ -1337,6 +1494,7 @@ static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(data_and_neighbours),
 	KUNIT_CASE(partial_zap_unfolds),
 	KUNIT_CASE(mprotect_keeps_blocks),
+	KUNIT_CASE(fork_keeps_blocks),
 	KUNIT_CASE(install_race_lost),
 	KUNIT_CASE(uffd_wp_marker_kept),
 	KUNIT_CASE(uffd_missing_handed_over),

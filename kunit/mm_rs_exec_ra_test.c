@@ -279,6 +279,7 @@ struct glue_ctx {
 	struct file *file;
 	unsigned long addr;
 	int files;
+	bool large;	/* the file's mapping takes large folios */
 };
 
 static void glue_unmount(void *mnt)
@@ -309,6 +310,8 @@ static void glue_map(struct kunit *test, struct glue_ctx *g, unsigned long prot,
 	g->file = file_open_root_mnt(g->mnt, name, O_CREAT | O_RDWR | O_LARGEFILE, 0755);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(g->file));
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, glue_fput, g->file), 0);
+	if (g->large)
+		mapping_set_large_folios(g->file->f_mapping);
 	err = vfs_truncate(&g->file->f_path, GLUE_PAGES * PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	g->file->f_ra.ra_pages = GLUE_RA;
@@ -494,6 +497,82 @@ static void exec_order_zero_glue(struct kunit *test)
 	}
 }
 
+/* Page @i of the file is cached in a folio of @order at its aligned block, unmarked. */
+static void expect_folio(struct kunit *test, struct glue_ctx *g, unsigned long i, int order)
+{
+	struct folio *folio = filemap_get_folio(g->file->f_mapping, i);
+
+	if (IS_ERR(folio)) {
+		KUNIT_FAIL(test, "page %lu not cached", i);
+		return;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, folio_order(folio), order, "page %lu", i);
+	KUNIT_EXPECT_EQ_MSG(test, folio->index, ALIGN_DOWN(i, 1UL << order), "page %lu", i);
+	KUNIT_EXPECT_FALSE_MSG(test, folio_test_readahead(folio), "page %lu", i);
+	folio_put(folio);
+}
+
+/*
+ * A page cache that takes large folios: the ramfs file's mapping allows
+ * every order (mapping_set_large_folios(), as a filesystem with large
+ * folios sets it; ramfs reads a folio of any size by zeroing it). An exec
+ * miss reads its window in folios of the exec order exactly, each at its
+ * aligned block, where page_cache_ra_order() would read them two orders
+ * larger (page_cache_ra_order_exact(), patch 0008). A page cached before in
+ * the window's first block leaves that block to the fault, which reads its
+ * own page alone, and the window goes on at the next block. The control,
+ * the same miss without PROT_EXEC: 6.12's read-around, which grows order 0
+ * to order 2 on this mapping.
+ */
+static void exec_large_folio_cache(struct kunit *test)
+{
+	const unsigned long n = 1UL << GLUE_ORDER;
+	const unsigned long pgoff = 2 * n + 5;
+	const unsigned long early = 2 * n + 3;
+	struct glue_ctx g = { .large = true };
+	struct folio *folio;
+	unsigned long i;
+
+	glue_setup(test);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "1"), 1);
+
+	/* The window [2n, 4n): two folios of the exec order. */
+	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
+	glue_fault(test, &g, pgoff);
+	expect_ra(test, &g, 2 * n, GLUE_RA, 0);
+	expect_cached(test, &g, 2 * n, 4 * n);
+	for (i = 2 * n; i < 4 * n; i++)
+		expect_folio(test, &g, i, GLUE_ORDER);
+
+	/* Page 2n + 3 cached first: its block is the fault's, the next is read. */
+	glue_map(test, &g, PROT_READ | PROT_EXEC, 0);
+	folio = read_mapping_folio(g.file->f_mapping, early, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+	folio_put(folio);
+	glue_fault(test, &g, pgoff);
+	for (i = 0; i < GLUE_PAGES; i++) {
+		bool want = i == early || i == pgoff || (i >= 3 * n && i < 4 * n);
+
+		folio = filemap_get_folio(g.file->f_mapping, i);
+		if (!IS_ERR(folio))
+			folio_put(folio);
+		KUNIT_EXPECT_EQ_MSG(test, !IS_ERR(folio), want, "page %lu", i);
+	}
+	expect_folio(test, &g, early, 0);
+	expect_folio(test, &g, pgoff, 0);
+	for (i = 3 * n; i < 4 * n; i++)
+		expect_folio(test, &g, i, GLUE_ORDER);
+
+	/* The control: read-around on the same kind of mapping grows the order. */
+	glue_map(test, &g, PROT_READ, 0);
+	glue_fault(test, &g, pgoff);
+	expect_ra(test, &g, pgoff - GLUE_RA / 2, GLUE_RA, GLUE_RA / 4);
+	folio = filemap_get_folio(g.file->f_mapping, pgoff);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+	KUNIT_EXPECT_EQ(test, folio_order(folio), 2);
+	folio_put(folio);
+}
+
 /*
  * A page-cache hit of an exec fault on a folio marked PG_readahead (here by
  * a read-around of the same file through a mapping without PROT_EXEC): fault
@@ -670,6 +749,7 @@ static struct kunit_case exec_ra_cases[] = {
 	KUNIT_CASE(exec_fault_glue),
 	KUNIT_CASE(exec_hit_on_readahead_mark),
 	KUNIT_CASE(exec_order_zero_glue),
+	KUNIT_CASE(exec_large_folio_cache),
 	KUNIT_CASE(exec_ra_switch),
 	KUNIT_CASE(exec_ra_miss_exempt_switch),
 	{}

@@ -90,6 +90,7 @@ static void ksm_test_exit(struct kunit *test)
 	WARN_ON(mm_rs_debugfs_write_test("ksm_unmerge", c->saved_on ? "1" : "0") != 1);
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
 	WARN_ON(mm_rs_debugfs_write_test("ksm_unmerge_ref", "0") != 1);
+	WARN_ON(mm_rs_debugfs_write_test("ksm_unmerge_ref_range", "0") != 1);
 #endif
 #ifdef CONFIG_MM_RS_PT_RECLAIM
 	WARN_ON(mm_rs_sysfs_write_test("pt_reclaim", c->saved_pt ? "1" : "0") != 1);
@@ -826,6 +827,7 @@ enum unmerge_path {
 	PATH_C,		/* 6.12's C loop */
 	PATH_RUST,	/* mm-rs's range walk */
 	PATH_REF,	/* the C loop on the callback walk (ksm_unmerge_ref) */
+	PATH_RANGE,	/* C on mainline's 2025 range walk (ksm_unmerge_ref_range) */
 };
 
 static void set_path(struct kunit *test, enum unmerge_path path)
@@ -834,6 +836,8 @@ static void set_path(struct kunit *test, enum unmerge_path path)
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
 	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref",
 						       path == PATH_REF ? "1" : "0"), 1);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref_range",
+						       path == PATH_RANGE ? "1" : "0"), 1);
 #endif
 }
 
@@ -842,6 +846,7 @@ static const enum unmerge_path ksm_paths[] = {
 	PATH_RUST,
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
 	PATH_REF,
+	PATH_RANGE,
 #endif
 };
 
@@ -1317,27 +1322,35 @@ static void unmerge_fault_fails(struct kunit *test)
 
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
 /*
- * The benchmark's second C reference (ksm_unmerge_ref: break_ksm() testing
- * for KSM pages through walk_page_range_vma() and a pmd_entry callback)
- * unmerges as 6.12's C loop does: the same tables, contents and counters,
- * without the Rust path; the switch takes 0 and 1 only.
+ * The benchmark's other C references unmerge as 6.12's C loop does: the same
+ * tables, contents and counters, the same unshare faults under the same VMA
+ * lock, without the Rust path. ksm_unmerge_ref: break_ksm() testing for KSM
+ * pages through walk_page_range_vma() and a pmd_entry callback;
+ * ksm_unmerge_ref_range: the range walk of mainline's 2025 break_ksm(). Each
+ * switch takes 0 and 1 only.
  */
 static void unmerge_ref_same_as_c(struct kunit *test)
 {
+	static const char * const switches[] = { "ksm_unmerge_ref", "ksm_unmerge_ref_range" };
 	struct two_layouts t;
+	unsigned int i;
 
-	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref", "2"), -EINVAL);
 	build_two_layouts(test, &t);
 	unmerge(test, t.base_c, false, false, t.c);
-	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref", "1"), 1);
-	unmerge(test, t.base_r, false, false, t.r);
-	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref", "0"), 1);
-
 	KUNIT_EXPECT_EQ(test, t.c->ret, 0);
 	KUNIT_EXPECT_EQ(test, t.c->unshare_faults, ARRAY_SIZE(ksm_zero_at));
 	KUNIT_EXPECT_EQ(test, t.c->ksm_zero_mm, -(long)ARRAY_SIZE(ksm_zero_at));
-	KUNIT_EXPECT_EQ(test, t.r->rust_calls, 0);
-	KUNIT_EXPECT_MEMEQ(test, t.r, t.c, sizeof(*t.r));
+	for (i = 0; i < ARRAY_SIZE(switches); i++) {
+		unsigned long base = i ? build_layout(test, (24 + 8 * i) * PUD_SIZE) : t.base_r;
+
+		KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test(switches[i], "2"), -EINVAL);
+		KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test(switches[i], "1"), 1);
+		memset(t.r, 0, sizeof(*t.r));
+		unmerge(test, base, false, false, t.r);
+		KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test(switches[i], "0"), 1);
+		KUNIT_EXPECT_EQ_MSG(test, t.r->rust_calls, 0, "%s", switches[i]);
+		KUNIT_EXPECT_MEMEQ_MSG(test, t.r, t.c, sizeof(*t.r), "%s", switches[i]);
+	}
 }
 #endif
 

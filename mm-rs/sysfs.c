@@ -191,9 +191,12 @@ MM_RS_DEBUG_SWITCH(ksm_unmerge);
 /*
  * ksm_unmerge_ref, benchmark builds only: 1 makes the C loop (ksm_unmerge 0)
  * test for KSM pages through the callback-based page walk, 0 (the default)
- * through 6.12's folio_walk_start(). It does not choose between C and Rust.
+ * through 6.12's folio_walk_start(). ksm_unmerge_ref_range: 1 makes C
+ * unmerge (ksm_unmerge 0) with the range walk of mainline's 2025 break_ksm(),
+ * whichever ksm_unmerge_ref says. Neither chooses between C and Rust.
  */
 DEFINE_STATIC_KEY_FALSE(mm_rs_ksm_unmerge_ref_key);
+DEFINE_STATIC_KEY_FALSE(mm_rs_ksm_unmerge_ref_range_key);
 #endif
 
 static struct attribute *mm_rs_attrs[] = {
@@ -240,6 +243,7 @@ static const struct mm_rs_debug_switch mm_rs_debug_switches[] = {
 #endif
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
 	{ "ksm_unmerge_ref", &mm_rs_ksm_unmerge_ref_key.key },
+	{ "ksm_unmerge_ref_range", &mm_rs_ksm_unmerge_ref_range_key.key },
 #endif
 };
 

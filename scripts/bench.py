@@ -151,13 +151,14 @@ def summarise(d):
     s["ksm"] = {}
     for kind in ("sparse", "dense"):
         row = {p: {k: median(d.get("ksm", []), k, kind=kind, path=p) for k in ("ns", "pages", "area_kb")}
-               for p in ("c", "rust", "c-walk")}
+               for p in ("c", "rust", "c-walk", "c-range")}
         if row["c"]["ns"] is not None and row["rust"]["ns"] is not None:
             row["c_over_rust"] = row["c"]["ns"] / row["rust"]["ns"] if row["rust"]["ns"] else None
-            if row["c-walk"]["ns"] is not None and row["rust"]["ns"]:
-                row["walk_over_rust"] = row["c-walk"]["ns"] / row["rust"]["ns"]
-            else:
-                del row["c-walk"]
+            for p, ratio in (("c-walk", "walk_over_rust"), ("c-range", "range_over_rust")):
+                if row[p]["ns"] is not None and row["rust"]["ns"]:
+                    row[ratio] = row[p]["ns"] / row["rust"]["ns"]
+                else:
+                    del row[p]
             s["ksm"][kind] = row
     s["reclaim"] = {}
     for pattern in DENSE + SPARSE:
@@ -522,23 +523,28 @@ def ratio_spec(v):
 
 
 def ksm_markdown(k):
-    """`bench ksm`: MADV_UNMERGEABLE with 6.12's C loop and with the Rust range walk."""
+    """`bench ksm`: MADV_UNMERGEABLE with 6.12's C loop, the C references and the Rust range walk."""
     out = ["### KSM unmerge: MADV_UNMERGEABLE of a merged area, C (6.12) and Rust", "",
            "sparse: 256 pages merged by ksmd, in four windows of a 1 TiB mapping; dense: 64 MiB,",
-           "every page merged. Guest time of the `madvise()` call (median of the rounds); every",
-           "page checked unmerged and intact after it. \"C, callback walk\": the C loop with",
-           "break_ksm() testing each page through `walk_page_range_vma()` and a `pmd_entry`",
-           "callback, as the 2022 conversion (seed 004) wrote it (`ksm_unmerge_ref`, test kernels",
-           "only); measured on the dense area.", "",
-           "| area | pages | C (ms) | C, callback walk (ms) | Rust (ms) | C / Rust | callback walk / Rust |",
-           "|---|---:|---:|---:|---:|---:|---:|"]
+           "every page merged. Guest time of the `madvise()` call (median of the rounds, the paths",
+           "rotated); every page checked unmerged and intact after it. \"C, callback walk\": the C",
+           "loop with break_ksm() testing each page through `walk_page_range_vma()` and a",
+           "`pmd_entry` callback, as the 2022 conversion (seed 004) wrote it (`ksm_unmerge_ref`,",
+           "test kernels only), on the dense area. \"C, range walk\": C walking the range as mainline",
+           "has since 2025 (\"ksm: perform a range-walk in break_ksm\"; `ksm_unmerge_ref_range`, test",
+           "kernels only): what Rust adds over C doing the same thing.", "",
+           "| area | pages | C (ms) | C, callback walk (ms) | C, range walk (ms) | Rust (ms) | C / Rust "
+           "| callback walk / Rust | range walk / Rust |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for kind, r in k.items():
-        walk = r.get("c-walk")
+        walk, rng = r.get("c-walk"), r.get("c-range")
         out.append(f"| {kind}, {fmt(r['c']['area_kb'] / 1024, '.0f')} MiB | {fmt(r['c']['pages'], '.0f')} | "
                    f"{fmt(r['c']['ns'] / 1e6, '.3f')} | "
                    f"{fmt(walk['ns'] / 1e6, '.3f') if walk else '-'} | "
+                   f"{fmt(rng['ns'] / 1e6, '.3f') if rng else '-'} | "
                    f"{fmt(r['rust']['ns'] / 1e6, '.3f')} | x{fmt(r['c_over_rust'], ratio_spec(r['c_over_rust']))} | "
-                   f"{'x' + fmt(r['walk_over_rust'], '.3f') if walk else '-'} |")
+                   f"{'x' + fmt(r['walk_over_rust'], '.3f') if walk else '-'} | "
+                   f"{'x' + fmt(r['range_over_rust'], '.3f') if rng else '-'} |")
     return out + [""]
 
 

@@ -60,8 +60,10 @@ def report():
            "(one vCPU, `MMRS_SMP=1 MMRS_APPEND='norandmaps '`), recorded with",
            "`scripts/ksm-grid-report.py record ARCH LOG COMMIT`. Guest time of the",
            "`MADV_UNMERGEABLE` call; every page checked unmerged after it (a PFN of its own, none",
-           "the PFN it was merged with, every byte as written). Medians of the rounds, with the",
-           "range; each round starts with a different layout, and C and Rust take turns first.",
+           "the PFN it was merged with, every byte as written). Medians of the rounds, with their",
+           "min-max; each round starts with a different layout, and the paths take turns first.",
+           "\"C range walk\": C walking the range as mainline has since 2025 (\"ksm: perform a",
+           "range-walk in break_ksm\"; `ksm_unmerge_ref_range`, patch 0019), on every layout.",
            "Each KSM page costs an unshare fault (a copy of the page), which is most of a page's",
            "time; the walk's own cost is what grows with the tables and, a little, with the area",
            "(the entries of the upper levels it reads).",
@@ -74,8 +76,9 @@ def report():
         commit, rows = parse(path)
         rounds = len({r["round"] for r in rows})
         out += [f"## {arch} (commit {commit}, {rounds} rounds)", "",
-                "| pages | area | PTE tables | Rust, ms (median) | range, ms | µs a page | µs a table |",
-                "|---:|---:|---:|---:|---:|---:|---:|"]
+                "| pages | area | PTE tables | Rust, ms (median) | min-max, ms | µs a page | µs a table "
+                "| C range walk, ms (median) | C range walk / Rust |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         kinds = sorted({r["kind"] for r in rows if r["path"] == "rust"},
                        key=lambda k: (int(k.split("-")[2][:-1]), int(k.split("-")[1])))
         for k in kinds:
@@ -84,9 +87,12 @@ def report():
             med = statistics.median(ns)
             tables = int(rs[0]["tables"])
             area_gb = int(rs[0]["area_kb"]) >> 20
+            cr = [float(r["ns"]) for r in rows if r["kind"] == k and r["path"] == "c-range"]
+            crm = statistics.median(cr) if cr else None
             out.append(f"| {rs[0]['pages']} | {area_gb} GiB | {tables} | {ms(med)} | "
                        f"{ms(min(ns))}-{ms(max(ns))} | {med / int(rs[0]['pages']) / 1e3:.1f} | "
-                       f"{med / tables / 1e3:.1f} |")
+                       f"{med / tables / 1e3:.1f} | {ms(crm) if cr else '-'} | "
+                       f"{f'x{crm / med:.3f}' if cr else '-'} |")
         out.append("")
         cs = [r for r in rows if r["path"] == "c"]
         if cs:

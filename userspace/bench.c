@@ -19,17 +19,19 @@
  *			random), a malloc-heavy loop, and Debian's busybox
  *			running sort and gzip: faults, RSS against what was
  *			touched, guest ns; ROUNDS rounds interleaved
- *   bench ksm ROUNDS	KSM unmerge (MADV_UNMERGEABLE), C and Rust, rotated:
- *			sparse, 256 pages merged by ksmd in four windows of
- *			a 1 TiB area; dense, 64 MiB of merged pages, also
- *			with the C reference on a callback page walk
- *			(ksm_unmerge_ref): guest ns of the madvise() call,
- *			pages checked unmerged
+ *   bench ksm ROUNDS	KSM unmerge (MADV_UNMERGEABLE), C, Rust and C on
+ *			mainline's 2025 range walk (ksm_unmerge_ref_range),
+ *			rotated: sparse, 256 pages merged by ksmd in four
+ *			windows of a 1 TiB area; dense, 64 MiB of merged
+ *			pages, also with the C reference on a callback page
+ *			walk (ksm_unmerge_ref): guest ns of the madvise()
+ *			call, pages checked unmerged
  *   bench ksm-grid ROUNDS	KSM unmerge on spread layouts: 1, 64 and 4096
  *			pages spread evenly over 1 GiB, 64 GiB and 1 TiB,
- *			Rust, the layouts rotated each round; and 64 pages
- *			over 64 GiB (one a GiB) with 6.12's C loop too, C and
- *			Rust first in turn: guest ns, populated PTE tables
+ *			Rust and the C range walk, each first in turn, the
+ *			layouts rotated each round; and 64 pages over 64 GiB
+ *			(one a GiB) with 6.12's C loop too: guest ns,
+ *			populated PTE tables
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -613,9 +615,9 @@ static int ksm_merge(int pagemap, char *const *pages, size_t n)
 }
 
 /* The unmerge paths: 6.12's C loop, Rust, the C loop on a callback page walk. */
-enum ksm_path { KSM_C, KSM_RUST, KSM_C_WALK };
-static const char *const ksm_path_name[] = { "c", "rust", "c-walk" };
-static const char *const ksm_path_title[] = { "C", "Rust", "C, callback walk" };
+enum ksm_path { KSM_C, KSM_RUST, KSM_C_WALK, KSM_C_RANGE };
+static const char *const ksm_path_name[] = { "c", "rust", "c-walk", "c-range" };
+static const char *const ksm_path_title[] = { "C", "Rust", "C, callback walk", "C, range walk" };
 
 /*
  * One measurement: an area of @len bytes with @n pages at @pages[] (offsets
@@ -673,7 +675,9 @@ static int ksm_one(int round, const char *kind, enum ksm_path path, size_t len,
 	peer_pfn = pfn_of(pagemap, peer);
 	if (madvise(area, len, MADV_MERGEABLE) ||
 	    write_str("/sys/kernel/debug/mm_rs/ksm_unmerge", path == KSM_RUST ? "1" : "0") ||
-	    write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", path == KSM_C_WALK ? "1" : "0")) {
+	    write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", path == KSM_C_WALK ? "1" : "0") ||
+	    write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref_range",
+		      path == KSM_C_RANGE ? "1" : "0")) {
 		perror("bench ksm: MADV_MERGEABLE or switch");
 		return 1;
 	}
@@ -699,6 +703,27 @@ static int ksm_one(int round, const char *kind, enum ksm_path path, size_t len,
 	return 0;
 }
 
+/* The C references' switches (test kernels): 1, with a message, if any is missing. */
+static int ksm_refs_missing(const char *what)
+{
+	if (access("/sys/kernel/debug/mm_rs/ksm_unmerge", W_OK) ||
+	    access("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", W_OK) ||
+	    access("/sys/kernel/debug/mm_rs/ksm_unmerge_ref_range", W_OK)) {
+		fprintf(stderr, "%s: no /sys/kernel/debug/mm_rs/ksm_unmerge, ksm_unmerge_ref or "
+			"ksm_unmerge_ref_range (a test kernel has them)\n", what);
+		return 1;
+	}
+	return 0;
+}
+
+/* Back to the default: Rust, the references off. */
+static void ksm_refs_off(void)
+{
+	write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", "0");
+	write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref_range", "0");
+	write_str("/sys/kernel/debug/mm_rs/ksm_unmerge", "1");
+}
+
 static int ksm_bench(int rounds)
 {
 	size_t nsparse = 4 * KSM_WINDOW, ndense = KSM_DENSE_LEN / page_size, i;
@@ -706,12 +731,12 @@ static int ksm_bench(int rounds)
 	size_t *dense = malloc(ndense * sizeof(*dense));
 	int r, k;
 
+	static const enum ksm_path sparse_paths[] = { KSM_C, KSM_RUST, KSM_C_RANGE };
+	static const enum ksm_path dense_paths[] = { KSM_C, KSM_RUST, KSM_C_WALK, KSM_C_RANGE };
+
 	printf("== bench ksm: MADV_UNMERGEABLE, C and Rust; guest time ==\n");
-	if (!sparse || !dense || access("/sys/kernel/debug/mm_rs/ksm_unmerge", W_OK) ||
-	    access("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", W_OK)) {
-		fprintf(stderr, "bench ksm: no /sys/kernel/debug/mm_rs/ksm_unmerge or ksm_unmerge_ref\n");
+	if (!sparse || !dense || ksm_refs_missing("bench ksm"))
 		return 1;
-	}
 	/* Four windows: the start, a third, two thirds and the end of the area. */
 	for (i = 0; i < nsparse; i++) {
 		size_t w = i / KSM_WINDOW, base = KSM_SPARSE_LEN / 3 * w;
@@ -736,19 +761,18 @@ static int ksm_bench(int rounds)
 	    write_str("/sys/kernel/mm/transparent_hugepage/enabled", "never"))
 		return 1;
 	for (r = 0; r < rounds; r++) {
-		/* Rotated each round: C first in even rounds, Rust first in odd. */
-		for (k = 0; k < 2; k++)
-			if (ksm_one(r, "sparse", (k + r) % 2, KSM_SPARSE_LEN, sparse,
+		/* Rotated each round: each path first in one round of three. */
+		for (k = 0; k < 3; k++)
+			if (ksm_one(r, "sparse", sparse_paths[(k + r) % 3], KSM_SPARSE_LEN, sparse,
 				    nsparse, 2 * MIB))
 				return 1;
-		/* The three dense paths, each first in one round of three. */
-		for (k = 0; k < 3; k++)
-			if (ksm_one(r, "dense", (k + r) % 3, KSM_DENSE_LEN, dense, ndense,
-				    KSM_DENSE_LEN))
+		/* The four dense paths, each first in one round of four. */
+		for (k = 0; k < 4; k++)
+			if (ksm_one(r, "dense", dense_paths[(k + r) % 4], KSM_DENSE_LEN, dense,
+				    ndense, KSM_DENSE_LEN))
 				return 1;
 	}
-	write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", "0");
-	write_str("/sys/kernel/debug/mm_rs/ksm_unmerge", "1");
+	ksm_refs_off();
 	return 0;
 }
 
@@ -784,30 +808,31 @@ static int ksm_grid_bench(int rounds)
 	int r, k;
 
 	printf("== bench ksm-grid: MADV_UNMERGEABLE of spread layouts; guest time ==\n");
-	if (access("/sys/kernel/debug/mm_rs/ksm_unmerge", W_OK)) {
-		fprintf(stderr, "bench ksm-grid: no /sys/kernel/debug/mm_rs/ksm_unmerge\n");
+	if (ksm_refs_missing("bench ksm-grid"))
 		return 1;
-	}
 	/* As bench ksm: one KSM page for all, no smart scan. */
 	if (write_str("/sys/kernel/mm/ksm/smart_scan", "0") ||
 	    write_str("/sys/kernel/mm/ksm/max_page_sharing", "32768") ||
 	    write_str("/sys/kernel/mm/ksm/pages_to_scan", "4000") ||
 	    write_str("/sys/kernel/mm/ksm/sleep_millisecs", "1") ||
-	    write_str("/sys/kernel/mm/transparent_hugepage/enabled", "never") ||
-	    (access("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", W_OK) == 0 &&
-	     write_str("/sys/kernel/debug/mm_rs/ksm_unmerge_ref", "0")))
+	    write_str("/sys/kernel/mm/transparent_hugepage/enabled", "never"))
 		return 1;
 	for (r = 0; r < rounds; r++) {
 		/* One GiB a page over 64 GiB: C and Rust, each first in turn. */
 		for (k = 0; k < 2; k++)
 			if (ksm_grid_one(r, 4, (k + r) % 2 ? KSM_C : KSM_RUST))
 				return 1;
-		/* Every layout in Rust, from a different one each round. */
+		/*
+		 * Every layout in Rust and on the C range walk, from a different
+		 * layout each round, Rust and C first in turn.
+		 */
 		for (g = 0; g < KSM_GRID_N; g++)
-			if (ksm_grid_one(r, (g + r * 4) % KSM_GRID_N, KSM_RUST))
-				return 1;
+			for (k = 0; k < 2; k++)
+				if (ksm_grid_one(r, (g + r * 4) % KSM_GRID_N,
+						 (k + r + g) % 2 ? KSM_C_RANGE : KSM_RUST))
+					return 1;
 	}
-	write_str("/sys/kernel/debug/mm_rs/ksm_unmerge", "1");
+	ksm_refs_off();
 	return 0;
 }
 
