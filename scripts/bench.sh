@@ -23,7 +23,7 @@ esac
 # figures (the anonymous fault path, PT reclaim, exec text) come from a boot
 # with one vCPU, where guest time is the measured loop's own; only the
 # multithreaded benchmark boots with four.
-PROGS1=${MMRS_BENCH_PROGS1:-bench:anon:3,ptreclaim:25600:1:2,ptreclaim:512:512:2,exectext:3,bench:policy:2,bench:ksm:1}
+PROGS1=${MMRS_BENCH_PROGS1:-bench:anon:3,ptreclaim:25600:1:2,ptreclaim:512:512:2,exectext:3,bench:policy:2,bench:ksm:4}
 PROGS4=${MMRS_BENCH_PROGS4:-bench:mt:2}
 # MMRS_BENCH_UPDATE=WHY: measure again only MMRS_BENCH_PROGS1 (say, bench:policy:2 after a change
 # to the order policies), in the one-vCPU boot, and replace just those figures in
