@@ -659,13 +659,14 @@ static void expect_forked_blocks(struct kunit *test, struct mm_struct *mm, unsig
 	}
 	for (i = 0; i < 2 * nr; i++) {
 		bool copy = i == copied;
+		bool block_copied = copied >= 0 && copied / nr == i / nr;
 
 		KUNIT_EXPECT_TRUE_MSG(test, pte_present(ptes[i]), "%s: entry %d", what, i);
 		KUNIT_EXPECT_EQ_MSG(test, pte_pfn(ptes[i]) == pfn[i / nr] + i % nr, !copy,
 				    "%s: entry %d's page", what, i);
 		KUNIT_EXPECT_EQ_MSG(test, pte_write(ptes[i]), copy, "%s: entry %d", what, i);
 		KUNIT_EXPECT_EQ_MSG(test, mm_rs_pte_cont(ptes[i]),
-				    mm_rs_cont_order(order) && (copied < 0 || copied / nr != i / nr),
+				    mm_rs_cont_order(order) && !block_copied,
 				    "%s: entry %d contiguous", what, i);
 	}
 	mm_rs_expect_cont_sane(test, ptes, 2 * nr, what);
