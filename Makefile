@@ -20,17 +20,18 @@ help:
 	@echo '                         flavour (KASAN, lockdep, DEBUG_VM) and on arm64; 2 mutations on arm64'
 	@echo '                         (a sample the commit chooses); make stress for 60 s on the x86_64'
 	@echo '                         prod-debug kernel'
-	@echo '  make check-full        the rest: KUnit on x86_64 (test build), debug KUnit on arm64, MM_RS=n'
-	@echo '                         on both, KUnit on x86_64 without split PTE locks; the test kernels'
-	@echo '                         booted with the demo, and the full mm selftests against the'
-	@echo '                         MM_RS=n baseline on both architectures'
+	@echo '  make check-full        the rest: KUnit on x86_64 (test build, a new seed), debug KUnit on'
+	@echo '                         arm64, MM_RS=n on both, KUnit on x86_64 without split PTE locks;'
+	@echo '                         the test kernels booted with the demo, and the full mm selftests'
+	@echo '                         against the MM_RS=n baseline on both architectures'
 	@echo '                         (the test kernel'"'"'s list, and every run_vmtests.sh category on'
 	@echo '                         prod); make stress for 600 s on each'
 	@echo '                         architecture; the series built at every patch (series-check BISECT=1);'
 	@echo '                         every mutation on both architectures (make mutate ARCH=all)'
 	@echo '  make setup             install and check the toolchain (Debian packages, bindgen)'
 	@echo '  make prepare           extract the base tree into build/linux, link mm-rs in, apply patches/'
-	@echo '  make kunit ARCH=A      the KUnit suites under QEMU; A is x86_64, arm64 or all'
+	@echo '  make kunit ARCH=A [SEED=N]   the KUnit suites under QEMU; A is x86_64, arm64 or all; SEED:'
+	@echo '                         the randomised sweeps from seeds derived from N (mm_rs_kunit.seed)'
 	@echo '                         (results: build/results/kunit-A.json)'
 	@echo '  make kunit-debug ARCH=A   the same with PROVE_LOCKING, DEBUG_VM and KASAN'
 	@echo '  make kunit-off ARCH=A  the kernel with CONFIG_MM_RS=n: builds, runs, has no mm-rs'
@@ -97,7 +98,7 @@ prepare: setup
 	@scripts/prepare-tree.sh
 
 kunit: prepare
-	@set -e; for a in $(arches); do scripts/kunit.sh $$a; done
+	@set -e; for a in $(arches); do scripts/kunit.sh $$a $(if $(SEED),--kernel_args mm_rs_kunit.seed=$(SEED)); done
 
 kunit-debug: prepare
 	@set -e; for a in $(arches); do scripts/kunit.sh $$a debug; done
@@ -198,7 +199,8 @@ test: prepare
 	@scripts/summary.sh
 
 check-full: prepare
-	@$(MAKE) --no-print-directory kunit ARCH=x86_64
+	@seed=$$(date +%s); echo "check-full: KUnit sweeps from mm_rs_kunit.seed=$$seed (make kunit SEED=$$seed replays them)"; \
+		$(MAKE) --no-print-directory kunit ARCH=x86_64 SEED=$$seed
 	@$(MAKE) --no-print-directory kunit-debug ARCH=arm64
 	@$(MAKE) --no-print-directory kunit-off ARCH=all
 	@$(MAKE) --no-print-directory kunit-nosplit ARCH=x86_64

@@ -352,11 +352,11 @@ static void pte_none_orders(struct kunit *test)
 static void random_cases(struct kunit *test)
 {
 	struct anon_order_ctx *c = test->priv;
+	u64 n, s = mm_rs_kunit_seed(test, RANDOM_SEED);
 	struct rnd_state rs;
 	struct thp_knobs k;
-	u64 n;
 
-	prandom_seed_state(&rs, RANDOM_SEED);
+	prandom_seed_state(&rs, s);
 	for (n = 0; n < RANDOM_CASES; n++) {
 		u32 r = prandom_u32_state(&rs);
 		unsigned long start, len, addr, orders;
@@ -395,7 +395,7 @@ static void random_cases(struct kunit *test)
 		if (!compare_orders(test, c, addr, "random", n) ||
 		    !compare_suitable(test, c, addr, orders, "random", n) ||
 		    !compare_pte_none(test, c, addr, orders & ANON_ORDERS, "random", n)) {
-			kunit_info(test, "seed %#llx, case %llu", RANDOM_SEED, n);
+			kunit_info(test, "seed %#llx, case %llu", s, n);
 			break;
 		}
 	}
@@ -451,7 +451,7 @@ static void alloc_walk_failures(struct kunit *test)
 		for (cf = 0; cf <= ANON_ORDERS; cf += BIT(FIRST_ORDER), n++)
 			if (!compare_walk(test, ANON_ORDERS, af, cf))
 				return;
-	prandom_seed_state(&rs, RANDOM_SEED);
+	prandom_seed_state(&rs, mm_rs_kunit_seed(test, RANDOM_SEED));
 	for (; n < 20000; n++)
 		if (!compare_walk(test, prandom_u32_state(&rs) & ANON_ORDERS,
 				  prandom_u32_state(&rs) & ANON_ORDERS,

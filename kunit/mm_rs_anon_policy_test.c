@@ -419,7 +419,7 @@ static void auto_transitions(struct kunit *test)
 	 * 4096 faults once the interval is at its longest.
 	 */
 	memset(&s, 0, sizeof(s));
-	prandom_seed_state(&rs, 0x6175746f);
+	prandom_seed_state(&rs, mm_rs_kunit_seed(test, 0x6175746f));
 	probes = 0;
 	for (i = 0; i < 40000; i++) {
 		c = auto_fault(&s, 1000 + (prandom_u32_state(&rs) % (1 << 20)) * 17, 4, 4);

@@ -19,6 +19,8 @@
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
 
+#include "mm_rs_kunit.h"
+
 struct win_case {
 	unsigned long pgoff, vm_pgoff, vm_pages;
 	loff_t i_size;
@@ -183,7 +185,7 @@ static void window_each_order(struct kunit *test)
 	unsigned int order;
 	int i;
 
-	prandom_seed_state(&rs, 0x65786563);
+	prandom_seed_state(&rs, mm_rs_kunit_seed(test, 0x65786563));
 	for (order = 0; order <= MAX_PAGECACHE_ORDER; order++)
 		for (i = 0; i < 2000; i++) {
 			struct win_case c = { .order = order };

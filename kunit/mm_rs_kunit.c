@@ -10,6 +10,7 @@
 #include <linux/mm.h>
 #include <linux/mm_rs.h>
 #include <linux/mman.h>
+#include <linux/moduleparam.h>
 #include <linux/pgtable.h>
 #include <linux/sched/mm.h>
 
@@ -23,6 +24,22 @@ void mm_rs_test_race(enum mm_rs_race where, struct mm_struct *mm,
 		     unsigned long addr)
 {
 	KUNIT_STATIC_STUB_REDIRECT(mm_rs_test_race, where, mm, addr);
+}
+
+/*
+ * mm_rs_kunit.seed=N on the kernel command line: the randomised sweeps run
+ * from seeds derived from N instead of their fixed ones (make check-full
+ * passes a new N each run; make test runs the fixed seeds).
+ */
+static unsigned long seed;
+module_param(seed, ulong, 0444);
+
+u64 mm_rs_kunit_seed(struct kunit *test, u64 fixed)
+{
+	u64 s = seed ? fixed ^ seed : fixed;
+
+	kunit_info(test, "seed %#llx (mm_rs_kunit.seed=%#lx)", s, seed);
+	return s;
 }
 
 void mm_rs_knobs_get(struct thp_knobs *k)

@@ -57,6 +57,9 @@ void mm_rs_poison_free_pages(int order);
 /* A fresh anonymous private mapping of @len bytes in the test mm. */
 unsigned long mm_rs_map_anon(struct kunit *test, unsigned long len);
 
+/* The seed of a randomised sweep: @fixed, or one from mm_rs_kunit.seed; logged. */
+u64 mm_rs_kunit_seed(struct kunit *test, u64 fixed);
+
 /*
  * The PMD entry of @addr in @mm, or NULL if a level above it is empty; the
  * mmap lock is held.

@@ -141,7 +141,7 @@ static void count_live_entries(struct kunit *test)
 	int round, i;
 
 	KUNIT_ASSERT_NOT_NULL(test, table);
-	prandom_seed_state(&rs, 0x70747263);
+	prandom_seed_state(&rs, mm_rs_kunit_seed(test, 0x70747263));
 	for (round = 0; round < 200; round++) {
 		struct mm_rs_pt_zap z = { .pass.live = round & 1 };
 		unsigned int want = z.pass.live;
