@@ -15,6 +15,7 @@
 #include <linux/khugepaged.h>
 #include <linux/mm_rs.h>
 #include <linux/mman.h>
+#include <linux/prandom.h>
 #include <linux/swap.h>
 #include <linux/uaccess.h>
 
@@ -121,6 +122,41 @@ static void verdict_each_order(struct kunit *test)
 	bitmap_fill(zero, HPAGE_PMD_NR);
 	KUNIT_EXPECT_EQ(test, mm_rs_underused_verdict(HPAGE_PMD_ORDER + 1, 0, zero), 0);
 	kunit_info(test, "%d verdicts", checked);
+}
+
+/*
+ * The same against the reference at random: any order, any max_ptes_none,
+ * zero-filled pages anywhere at any density (bits past the folio set too,
+ * which the verdict must not read), from a seed mm_rs_kunit.seed can change.
+ */
+static void verdict_random(struct kunit *test)
+{
+	DECLARE_BITMAP(zero, HPAGE_PMD_NR);
+	struct rnd_state rs;
+	int n;
+
+	prandom_seed_state(&rs, mm_rs_kunit_seed(test, 0x756e6475));
+	for (n = 0; n < 20000; n++) {
+		int order = FIRST_ORDER +
+			    prandom_u32_state(&rs) % (HPAGE_PMD_ORDER - FIRST_ORDER + 1);
+		unsigned int max_none = prandom_u32_state(&rs) % HPAGE_PMD_NR;
+		unsigned int density = prandom_u32_state(&rs) % 1025;
+		int nr = 1 << order, p, k = 0, got;
+
+		bitmap_zero(zero, HPAGE_PMD_NR);
+		for (p = 0; p < HPAGE_PMD_NR; p++) {
+			if (prandom_u32_state(&rs) % 1024 >= density)
+				continue;
+			__set_bit(p, zero);
+			k += p < nr;
+		}
+		got = mm_rs_underused_verdict(order, max_none, zero);
+		if (got != ref_verdict(order, max_none, k)) {
+			KUNIT_FAIL(test, "case %d: order %d, max_none %u, %d zero: %d, not %d", n,
+				   order, max_none, k, got, ref_verdict(order, max_none, k));
+			return;
+		}
+	}
 }
 
 /*
@@ -691,6 +727,7 @@ static void pmd_thp_keeps_6_12_verdict(struct kunit *test)
 
 static struct kunit_case underused_cases[] = {
 	KUNIT_CASE(verdict_each_order),
+	KUNIT_CASE(verdict_random),
 	KUNIT_CASE(sparse_split_gives_back),
 	KUNIT_CASE(dense_not_split),
 	KUNIT_CASE(byte_anywhere_kept),
