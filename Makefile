@@ -21,7 +21,7 @@ help:
 	@echo '                         (a sample the commit chooses); make stress for 60 s on the x86_64'
 	@echo '                         prod-debug kernel'
 	@echo '  make check-full        the rest: KUnit on x86_64 (test build, a new seed), debug KUnit on'
-	@echo '                         arm64, MM_RS=n on both, KUnit on x86_64 without split PTE locks;'
+	@echo '                         arm64, MM_RS=n on both, KUnit on both without split PTE locks;'
 	@echo '                         the test kernels booted with the demo, and the full mm selftests'
 	@echo '                         against the MM_RS=n baseline on both architectures'
 	@echo '                         (the test kernel'"'"'s list, and every run_vmtests.sh category on'
@@ -203,7 +203,7 @@ check-full: prepare
 		$(MAKE) --no-print-directory kunit ARCH=x86_64 SEED=$$seed
 	@$(MAKE) --no-print-directory kunit-debug ARCH=arm64
 	@$(MAKE) --no-print-directory kunit-off ARCH=all
-	@$(MAKE) --no-print-directory kunit-nosplit ARCH=x86_64
+	@$(MAKE) --no-print-directory kunit-nosplit ARCH=all
 	@$(MAKE) --no-print-directory selftests ARCH=all
 	@$(MAKE) --no-print-directory selftests ARCH=all FLAVOR=prod
 	@set -e; for a in x86_64 arm64; do scripts/verdict-boot.sh $$a prod-debug; done
