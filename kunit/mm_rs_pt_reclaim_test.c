@@ -784,6 +784,21 @@ static struct racer *active_racer;
 
 static void flush_log_start(struct flush_log *l);
 
+/*
+ * The racer's write at @r->start, which must fault. The zap being raced has
+ * cleared the entry but may not have flushed the TLB yet (mmu_gather defers
+ * it); a CPU that ran this mm before (the test thread, before it moved) may
+ * still hold a translation of the page zapped, and a write through it lands
+ * in that page without a fault, so no page is mapped anew. That is legal
+ * (the write raced with MADV_DONTNEED and lost), but it is not the refill
+ * the tests are about: flush first.
+ */
+static int racer_fault(struct racer *r)
+{
+	flush_tlb_mm(r->mm);
+	return put_user(5, (char __user *)r->start);
+}
+
 static int racer_fn(void *data)
 {
 	struct racer *r = data;
@@ -794,7 +809,7 @@ static int racer_fn(void *data)
 		if (r->act == RACER_DONTNEED)
 			r->ret = do_madvise(r->mm, r->start, r->len, MADV_DONTNEED);
 		else if (r->act == RACER_FAULT)
-			r->ret = put_user(5, (char __user *)r->start);
+			r->ret = racer_fault(r);
 		else
 			r->ret = mm_rs_sysfs_write_test("pt_reclaim", "0") == 1 ? 0 : -EINVAL;
 		kthread_unuse_mm(r->mm);
