@@ -509,6 +509,21 @@ static void unmerge_signal_mid_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rr->rust_calls, 1);
 	rr->rust_calls = rc->rust_calls;
 	KUNIT_EXPECT_MEMEQ(test, rr, rc, sizeof(*rr));
+#ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
+	/*
+	 * The benchmark's C range walk checks for a signal at each PTE table
+	 * it reads: the walk it starts again after the first unshare fault
+	 * stops there, at the same page as the C loop.
+	 */
+	rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref_range", "1"), 1);
+	next_signal_after = 1;
+	unmerge(test, build_layout(test, 32 * PUD_SIZE), false, false, rr);
+	next_signal_after = 0;
+	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref_range", "0"), 1);
+	KUNIT_EXPECT_MEMEQ_MSG(test, rr, rc, sizeof(*rr), "C range walk");
+#endif
 }
 
 /* What a count of the walk should find: the non-none entries of the layout. */
