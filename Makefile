@@ -55,8 +55,11 @@ help:
 	@echo '                         build/results/bench-A.json and docs/benchmarks.md (A may be all);'
 	@echo '                         then make bench-real'
 	@echo '  make bench-real ARCH=A [ROUNDS=N]  gcc compiling a slice of the kernel tree and a python3'
-	@echo '                         program in the Debian userland, once per order policy (-icount):'
-	@echo '                         docs/bench/real.md, in docs/benchmarks.md'
+	@echo '                         program in the Debian userland, per order policy, rotated in'
+	@echo '                         each of N rounds (default 3; -icount, instructions from the'
+	@echo '                         mmrs-meter QEMU plugin), then one round with its TLB model'
+	@echo '                         (W=bench-tlb): docs/bench/real.md and the raw runs'
+	@echo '                         docs/bench/real-A.json, in docs/benchmarks.md'
 	@echo '  make fault-trace ARCH=A   kernel instructions of one anonymous fault, by function, on the'
 	@echo '                         C and the Rust paths at each folio size (gdb on QEMU, -singlestep):'
 	@echo '                         build/results/fault-trace-A.txt (A may be all)'
@@ -132,13 +135,17 @@ bench: prepare
 	@set -e; for a in $(arches); do scripts/bench.sh $$a; done
 	@$(MAKE) --no-print-directory bench-real ARCH=$(ARCH)
 
-# Real programs (W=bench: gcc and python3 in the Debian userland, -icount);
-# docs/bench/real.md from the logs of every architecture measured here, with
-# seed 001's hugetlb table from every W=hugetlb log there is; what it has of an
-# architecture (or a hugetlb table) with no log here stays as it is.
+# Real programs (W=bench: gcc and python3 in the Debian userland, -icount,
+# under the mmrs-meter plugin); docs/bench/real.md from the logs of every
+# architecture measured here (each must have passed its verdict), with the
+# raw runs in docs/bench/real-ARCH.json, and seed 001's hugetlb table from
+# every W=hugetlb log there is; what it has of an architecture (or a hugetlb
+# table) with no log here stays as it is.
 bench-real: prepare
-	@set -e; for a in $(arches); do scripts/workload.sh $$a test bench $(if $(ROUNDS),ROUNDS=$(ROUNDS)); done
-	@python3 scripts/workload-report.py --out docs/bench/real.md \
+	@set -e; for a in $(arches); do scripts/workload.sh $$a test bench ROUNDS=$(or $(ROUNDS),3); \
+		scripts/workload.sh $$a test bench-tlb; done
+	@python3 scripts/workload-report.py --out docs/bench/real.md --json-dir docs/bench \
+		$$(for f in build/results/workload-*-test-bench-tlb.log; do [ -f "$$f" ] && printf -- '--tlb %s ' "$$f"; done) \
 		$$(for f in build/results/workload-*-hugetlb.log; do [ -f "$$f" ] || continue; \
 		   l=$${f#build/results/workload-}; printf -- '--hugetlb %s=%s ' "$${l%-hugetlb.log}" "$$f"; done) \
 		$$(ls build/results/workload-*-test-bench.log)

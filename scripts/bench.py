@@ -26,6 +26,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # freeing 100 MB of page tables, and is reported but not held to repeat.
 DETERMINISTIC = {
     "anon": (["faults", "ns_per_mib", "ns_per_fault"], {}),
+    "anon_meter": (["faults", "kernel_insns", "user_insns"], {}),
     "ptreclaim": (["vmpte_kb", "faults"], {}),
     "ptreclaim_rate": (["faults_per_s"], {"pages": 512}),
     "exectext": (["large_pct", "read_kb", "faulted_kb"], {}),
@@ -98,6 +99,21 @@ def summarise(d):
         row["fault_ratio_vs_order0"] = (order0["c"] / row["c"]["faults"]
                                         if row["c"]["faults"] else None)
         s["anon"].append(row)
+    s["anon_meter"] = []
+    am = d.get("anon_meter", [])
+    for size in sorted({r["size_kb"] for r in am}):
+        row = {"size_kb": size}
+        for p in ("c", "rust", "rust_order", "rust_fault"):
+            recs = [r for r in am if r["size_kb"] == size and r["path"] == p]
+            if recs:
+                row[p] = {"faults": statistics.median(r["faults"] for r in recs),
+                          "kernel_per_fault": statistics.median(r["kernel_insns"] / r["faults"] for r in recs),
+                          "user_per_fault": statistics.median(r["user_insns"] / r["faults"] for r in recs),
+                          "kernel_spread": max(r["kernel_insns"] for r in recs) - min(r["kernel_insns"] for r in recs),
+                          "rounds": len(recs)}
+        if "c" in row and "rust" in row:
+            row["rust_vs_c_pct"] = pct(row["rust"]["kernel_per_fault"], row["c"]["kernel_per_fault"])
+        s["anon_meter"].append(row)
     s["anon_clang14"] = []
     for size in sorted({r["size_kb"] for r in d.get("anon_clang14", [])}):
         row = {"size_kb": size}
@@ -192,6 +208,39 @@ def policy_targets(p):
 
 def fmt(v, spec=".1f"):
     return "-" if v is None else format(v, spec)
+
+
+def anon_meter_markdown(rows):
+    """The anonymous fault path in the mmrs-meter plugin's exact instruction counts."""
+    out = ["### Fault path cost in exact instructions (mmrs-meter plugin)", "",
+           "The anonymous benchmark once more, in a boot of its own under the mmrs-meter QEMU plugin",
+           "(`mode=insn`, `userspace/qemu-plugin/README`): each touch loop is a window, and its kernel",
+           "instructions (every instruction at a kernel address while it ran: exception entry and",
+           "return, the fault path, allocation, zeroing, the timer ticks that fell in it) are divided",
+           "by its faults. Medians over the rounds; spread: the largest minus the smallest kernel",
+           "count of a path's windows. Target: Rust at most C (0%) at every size.", "",
+           "| folio size | C kernel insns/fault | Rust | Rust order, C map | C order, Rust map | "
+           "user insns/fault | spread C / Rust |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    missed = []
+    for r in rows:
+        if "c" not in r:
+            continue
+        c = r["c"]["kernel_per_fault"]
+        cells = [fmt(c)]
+        for p in ("rust", "rust_order", "rust_fault"):
+            if p in r:
+                v = r[p]["kernel_per_fault"]
+                cells.append(f"{fmt(v)} ({fmt(pct(v, c), '+.2f')}%)")
+            else:
+                cells.append("-")
+        if "rust" in r and r["rust"]["kernel_per_fault"] > c:
+            missed.append(f"{r['size_kb']}K ({fmt(r['rust_vs_c_pct'], '+.2f')}%)")
+        out.append(f"| {r['size_kb']}K | " + " | ".join(cells) + f" | {fmt(r['c']['user_per_fault'])} | "
+                   f"{r['c']['kernel_spread']:,.0f} / {r.get('rust', {}).get('kernel_spread', 0):,.0f} |")
+    out += ["", "Target, Rust at most C at every size: "
+            + ("met." if not missed else "missed at " + ", ".join(missed) + "."), ""]
+    return out
 
 
 def fault_claims(runs):
@@ -290,6 +339,8 @@ def markdown(runs):
                            f"{fmt(r['c']['ns_per_mib'], '.0f')} | {fmt(r['rust']['ns_per_mib'], '.0f')} | "
                            f"{fmt(r['rust_vs_c_time_pct'], '+.2f')}% |")
             out.append("")
+        if s.get("anon_meter"):
+            out += anon_meter_markdown(s["anon_meter"])
         trace = os.path.join(REPO, "docs", "bench", f"fault-trace-{a}.json")
         if os.path.exists(trace):
             out += trace_markdown(json.load(open(trace)))

@@ -25,6 +25,13 @@ esac
 # multithreaded benchmark boots with four.
 PROGS1=${MMRS_BENCH_PROGS1:-bench:anon:3,ptreclaim:25600:1:2,ptreclaim:512:512:2,exectext:3,bench:policy:2,bench:ksm:4}
 PROGS4=${MMRS_BENCH_PROGS4:-bench:mt:2}
+# The anonymous fault path once more, under the mmrs-meter QEMU plugin
+# (userspace/qemu-plugin/README, mode=insn, no TLB model): every touch loop
+# is a window, so each fault's kernel instructions are counted exactly
+# (scripts/meter-pair.py pairs windows and lines: "anon_meter" records).
+# MMRS_BENCH_METER=0 leaves this boot out.
+PROGS_METER=bench:anon:3
+[ "${MMRS_BENCH_METER:-1}" = 0 ] && PROGS_METER=
 # MMRS_BENCH_UPDATE=WHY: measure again only MMRS_BENCH_PROGS1 (say, bench:policy:2 after a change
 # to the order policies), in the one-vCPU boot, and replace just those figures in
 # docs/bench/ARCH.json; docs/benchmarks.md then says what was measured again, when and why.
@@ -33,6 +40,7 @@ if [ -n "$update" ]; then
 	[ -n "${MMRS_BENCH_PROGS1:-}" ] || { echo "bench.sh: MMRS_BENCH_UPDATE needs MMRS_BENCH_PROGS1" >&2; exit 2; }
 	[ -f "$REPO/docs/bench/$arch.json" ] || { echo "bench.sh: no docs/bench/$arch.json to update; run make bench" >&2; exit 2; }
 	PROGS4=
+	PROGS_METER=
 	MMRS_BENCH_NO_CLANG14=1
 fi
 
@@ -54,6 +62,15 @@ if [ -n "$PROGS1" ]; then
 	echo "bench: booting with -icount shift=0 -smp 1 norandmaps: $PROGS1"
 	MMRS_SMP=1 MMRS_APPEND="norandmaps " MMRS_LOG="$log.smp1" "$REPO/scripts/boot.sh" "$arch" test "$PROGS1" 3600 -icount shift=0,sleep=off
 	cat "$log.smp1" >> "$log"
+fi
+if [ -n "$PROGS_METER" ]; then
+	"$REPO/scripts/qemu-plugin.sh" build >&2 ||
+		{ echo "bench: cannot build the mmrs-meter plugin (scripts/qemu-plugin.sh); MMRS_BENCH_METER=0 goes without it" >&2; exit 1; }
+	echo "bench: booting with -icount shift=0 -smp 1 norandmaps under the mmrs-meter plugin: $PROGS_METER"
+	rm -f "$log.meter"
+	MMRS_SMP=1 MMRS_APPEND="norandmaps " MMRS_LOG="$log.metered" "$REPO/scripts/boot.sh" "$arch" test "$PROGS_METER" 7200 \
+		-icount shift=0,sleep=off -plugin "$REPO/build/qemu-plugin/libmmrs-meter.so,log=$log.meter,mode=insn"
+	python3 "$REPO/scripts/meter-pair.py" "$log.metered" "$log.meter" anon anon_meter >> "$log"
 fi
 # The compiler reference: the same kernel built with clang 14 and no helper
 # inlining, so that a compiler change is not taken for a Rust gain.

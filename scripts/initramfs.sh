@@ -21,7 +21,7 @@ root="$REPO/build/rootfs-$arch$tag"
 out="$REPO/build/initramfs-$arch$tag.cpio.gz"
 rm -rf "$root"
 mkdir -p "$root"/{bin,proc,sys,dev,tmp}
-cflags=(-static -O2 -Wall -Werror -pthread)
+cflags=(-static -O2 -Wall -Werror -pthread -I"$REPO/userspace")
 "$cc" "${cflags[@]}" -o "$root/init" "$REPO/userspace/init.c"
 for src in "$REPO"/userspace/*.c; do
 	name=$(basename "$src" .c)

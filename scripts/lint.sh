@@ -248,6 +248,9 @@ echo "lint: W=stress's verdict in the guest (fake stress-ng and trinity)"
 "$REPO/scripts/workload-verdict-test.sh" || rc=1
 
 # make bench-real's tables from recorded W=bench and W=hugetlb logs.
+echo "lint: meter-pair.py and the exact fault-path table on a recorded plugin boot"
+"$REPO/scripts/meter-pair-test.sh" || rc=1
+
 echo "lint: workload-report.py on recorded logs"
 "$REPO/scripts/workload-report-test.sh" || rc=1
 

@@ -13,7 +13,8 @@ debian_img="$debian_dir/rootfs.erofs"
 
 # guest_initramfs OUT [DIR...]: the initramfs of a Debian boot: /init is
 # userspace/rootfs/stage1.c (static), /mmrs holds userspace/rootfs/guest/,
-# stage1 again as /mmrs/bin/{poweroff,reboot,halt}, and the contents of each
+# stage1 again as /mmrs/bin/{poweroff,reboot,halt}, userspace/rootfs/meter.c
+# as /mmrs/bin/mmrs-meter, and the contents of each
 # DIR (copied over /mmrs).
 guest_initramfs() {
 	local out=$1 root d
@@ -22,6 +23,7 @@ guest_initramfs() {
 	mkdir -p "$root"/{proc,sys,dev,mmrs/bin}
 	"$guest_cc" -static -O2 -Wall -Werror -o "$root/init" "$REPO/userspace/rootfs/stage1.c"
 	for d in poweroff reboot halt; do cp "$root/init" "$root/mmrs/bin/$d"; done
+	"$guest_cc" -static -O2 -Wall -Werror -o "$root/mmrs/bin/mmrs-meter" "$REPO/userspace/rootfs/meter.c"
 	cp -a "$REPO/userspace/rootfs/guest/." "$root/mmrs/"
 	for d in "$@"; do cp -a "$d/." "$root/mmrs/"; done
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet --owner 0:0) | gzip -1 > "$out.tmp"

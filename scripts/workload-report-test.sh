@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# workload-report-test.sh: scripts/workload-report.py on recorded logs
-# (scripts/testdata/workload/: the mmrs-data lines of a W=bench run on arm64
-# and of a W=hugetlb run): the figures it must print, the median over logs of
-# one architecture, and a failed step failing it. Run by make lint.
+# workload-report-test.sh: scripts/workload-report.py on logs of the
+# format W=bench writes (scripts/testdata/workload/: two rounds on arm64 and
+# a W=bench-tlb round, each with its mmrs-meter windows and verdict file,
+# and a recorded W=hugetlb run). The /proc/vmstat lines are a recorded
+# arm64 run's; the window counts are made up, round figures chosen so that
+# the test can tell which run a row comes from and what a target says:
+# the figures it must print, the targets, the raw JSON, and every log it
+# must refuse. Run by make lint.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 D="$REPO/scripts/testdata/workload"
@@ -13,49 +17,104 @@ rc=0
 fail() { echo "workload-report-test: $*" >&2; rc=1; }
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
+# copy LOG NAME [SED]: LOG with its .meter and .verdict as $t/NAME.*, the
+# console log edited by SED
+copy() {
+	local b=${1%.log}
+	sed "${3:-}" "$1" > "$t/$2.log"
+	cp "$b.meter" "$t/$2.meter"
+	cp "$b.verdict" "$t/$2.verdict"
+}
 
-out=$($W --hugetlb "k=$D/hugetlb.log" "$D/bench-arm64.log") || fail "failed on the recorded logs"
-# a row each: the figures of the log, and the differences against mthp-4k
-grep -qF '| auto | 41.8 | 22.47 | -19.1% | 49.13 | 54,470 | 173,284 | +0.4% | 12,229 | 21504 | 99.4% |' <<<"$out" ||
-	fail "the auto compile row is not the log's figures"
-grep -qF '| exec-ra-off | 41.5 | 28.89 | +4.0% |' <<<"$out" || fail "no exec-ra-off row"
-grep -q '^| exec-ra-off .*| 22244 | 4.6% |$' <<<"$out" || fail "cc1's text share with exec readahead off is wrong"
-grep -qF '| mthp-64k | 8.0 | 0.06 | -62.5% | 6,222 | 89,600 | +1.0% | 3,960 |' <<<"$out" ||
-	fail "the python mthp-64k row is not the log's figures"
+out=$($W --tlb "$D/bench-tlb-arm64.log" --hugetlb "k=$D/hugetlb.log" "$D/bench-arm64.log") ||
+	fail "failed on the recorded logs"
+grep -qF '#### arm64 (2 rounds; each row the run with the median kernel instructions)' <<<"$out" ||
+	fail "no arm64 heading with its round count"
+grep -qF 'Every compile wrote the same 15 objects (sha256 of their hashes `3f1e2d9c8b7a6f5e`).' <<<"$out" ||
+	fail "the objects' hash is not reported"
+# each row is one run (its round), kernel and user instructions against mthp-4k's row
+grep -qF '| auto | 2 | 18,600.0 | -30.2% | 0.21% | 47,050.0 | +0.1% | 41.8 | 54,162 | 308 | 173,284 | 12,229 |' <<<"$out" ||
+	fail "the auto compile row is not round 2's figures"
+grep -qF '| exec-ra-off | 1 | 29,200.0 | +9.7% |' <<<"$out" || fail "no exec-ra-off row inside the rounds"
+grep -qF '| mthp-64k | 2 | 149.0 | -6.3% | 0.67% | 7,900.0 | +0.0% | 6,219 | 89,600 | 3,960 |' <<<"$out" ||
+	fail "the python mthp-64k row is wrong"
+# the TLB table from the W=bench-tlb run
+grep -qF '| exec-ra-off | 4,100.0 | +241.7% | 0.086 | 9,050.0 | +0.6% | 0.191 | 0.155 | 300.0 | 22244 | 4.6% | 9.2% |' <<<"$out" ||
+	fail "the exec-ra-off TLB row is wrong"
+grep -qF 'TLB model `n1` (W=bench-tlb' <<<"$out" || fail "the TLB table does not name its model"
+# the targets, with their figures
+grep -qF -- '- compile, auto against mthp-4k: kernel instructions -30.2% (target at most -30%: met); user instructions +0.13% (target within 1%: met).' <<<"$out" ||
+	fail "the kernel-instruction target line is wrong"
+grep -qF -- '- compile, modelled dTLB misses (user), mthp-64k against mthp-4k: -32.2% (fewer).' <<<"$out" ||
+	fail "the dTLB line is wrong"
+grep -qF -- 'exec readahead on (mthp-4k) against off (exec-ra-off): -70.7% (target at most -50%: met).' <<<"$out" ||
+	fail "the iTLB target line is wrong"
 grep -qF '| k | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' <<<"$out" || fail "the hugetlb medians are wrong"
-grep -qF '#### arm64 (1 round, medians)' <<<"$out" || fail "no arm64 heading with its round count"
 
-# two logs of one architecture: one table, medians of the rounds
-sed 's/compile-auto rc=0 elapsed=41.8/compile-auto rc=0 elapsed=50.0/' "$D/bench-arm64.log" > "$t/b.log"
-sed 's/compile-auto rc=0 elapsed=41.8/compile-auto rc=0 elapsed=60.0/' "$D/bench-arm64.log" > "$t/c.log"
-out=$($W "$D/bench-arm64.log" "$t/b.log" "$t/c.log") || fail "failed on three logs"
-[ "$(grep -c '^#### arm64' <<<"$out")" = 1 ] || fail "three logs of one architecture gave more than one table"
-grep -qF '#### arm64 (3 rounds, medians)' <<<"$out" || fail "the round count of three logs is wrong"
-grep -qF '| auto | 50.0 |' <<<"$out" || fail "not the median of 41.8, 50.0 and 60.0"
+# a missed target says so
+copy "$D/bench-arm64.log" m
+sed -i 's/^\(mmrs-meter: window [0-9]* .*kernel_insns=\)186\([0-9]\{8\}\)/\1200\2/' "$t/m.meter"
+out=$($W "$t/m.log") || fail "failed on the changed windows"
+grep -qF 'kernel instructions -24.9% (target at most -30%: missed)' <<<"$out" ||
+	fail "auto at -24.9% did not miss the target: $(grep -F 'auto against' <<<"$out")"
+
+# the raw runs, with the commit
+$W --json-dir "$t" --tlb "$D/bench-tlb-arm64.log" "$D/bench-arm64.log" >/dev/null || fail "--json-dir failed"
+python3 - "$t/real-arm64.json" <<'PY' || fail "the raw JSON is not every run"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["commits"] == ["0123456789ab"], j["commits"]
+assert len(j["runs"]) == 20 and len(j["tlb_runs"]) == 10, (len(j["runs"]), len(j["tlb_runs"]))
+r = [x for x in j["runs"] if x["label"] == "compile-auto" and x["round"] == 1][0]
+assert r["meter"]["kernel_insns"] == "18640001234", r["meter"]
+assert j["tlb"] == "n1"
+PY
 
 # --out keeps what it has of architectures without a log in this run, and
-# its hugetlb table when no --hugetlb is given (with one, the rows of the
-# kernels not given): one machine may measure one.
+# its hugetlb table when no --hugetlb is given
 $W --out "$t/r.md" --hugetlb "k=$D/hugetlb.log" "$D/bench-arm64.log" || fail "--out failed"
 cp "$t/r.md" "$t/r0.md"
-sed 's/aarch64/x86_64/g' "$D/bench-arm64.log" > "$t/x.log"
+copy "$D/bench-arm64.log" x 's/aarch64/x86_64/'
 $W --out "$t/r.md" "$t/x.log" || fail "--out with an x86_64 log failed"
-grep -qF '#### x86_64 (1 round, medians)' "$t/r.md" || fail "--out: no x86_64 table added"
+grep -qF '#### x86_64 (2 rounds;' "$t/r.md" || fail "--out: no x86_64 table added"
 sed -n '/^#### arm64/,/^#### x86_64/p' "$t/r.md" | sed '$d' > "$t/a1"
 sed -n '/^#### arm64/,/^### Seed 001/p' "$t/r0.md" | sed '$d' > "$t/a0"
 cmp -s "$t/a0" "$t/a1" || fail "--out: the arm64 table was not kept as it was"
 grep -qF '| k | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' "$t/r.md" || fail "--out: the hugetlb table was not kept"
-# and, with --hugetlb, the rows of kernels this run did not measure
-$W --out "$t/r.md" --hugetlb "j=$D/hugetlb.log" || fail "--out with another kernel's hugetlb log failed"
-grep -qF '| k | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' "$t/r.md" || fail "--out --hugetlb: the row of kernel k was dropped"
-grep -qF '| j | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' "$t/r.md" || fail "--out --hugetlb: no row for kernel j"
-$W --out "$t/r.md" --hugetlb "k=$D/hugetlb.log" || fail "--out remeasuring kernel k failed"
-[ "$(grep -c '^| k |' "$t/r.md")" = 1 ] || fail "--out --hugetlb: kernel k's row twice"
+grep -qF 'Do not edit:' "$t/r.md" || fail "--out: no preamble"
 
-# a failed step fails the report
-sed 's/compile-arch rc=0/compile-arch rc=2/' "$D/bench-arm64.log" > "$t/f.log"
-if $W "$t/f.log" >/dev/null 2>&1; then fail "a failed step did not fail the report"; fi
-# a log without bench figures fails it
-if $W "$D/hugetlb.log" >/dev/null 2>&1; then fail "a log without W=bench figures passed"; fi
+# refused: a failed step, a failed or missing verdict, no windows, a window
+# that disagrees, a warning of the plugin, different objects, a log without
+# bench figures, a TLB log given as a bench log
+refuse() {
+	local why=$1
+	shift
+	if $W "$@" >/dev/null 2>&1; then fail "$why was not refused"; fi
+}
+copy "$D/bench-arm64.log" f 's/compile-arch rc=0/compile-arch rc=2/'
+refuse "a failed step" "$t/f.log"
+copy "$D/bench-arm64.log" v
+echo failed > "$t/v.verdict"
+refuse "a failed verdict" "$t/v.log"
+rm "$t/v.verdict"
+refuse "a log without a verdict file" "$t/v.log"
+copy "$D/bench-arm64.log" n
+rm "$t/n.meter"
+refuse "a log without plugin windows" "$t/n.log"
+copy "$D/bench-arm64.log" i
+sed -i '0,/^mmrs-meter: window 3 /s//mmrs-meter: window 4 /' "$t/i.meter"
+refuse "a window with another id" "$t/i.log"
+copy "$D/bench-arm64.log" w
+echo "mmrs-meter: warning: window 3 opened again on vcpu 1 before its end" >> "$t/w.meter"
+refuse "a plugin warning" "$t/w.log"
+copy "$D/bench-arm64.log" o '0,/^mmrs-data objects auto 2 sha256=3f/s//mmrs-data objects auto 2 sha256=4f/'
+refuse "a compile that wrote other objects" "$t/o.log"
+refuse "a log without W=bench figures" "$D/hugetlb.log"
+refuse "a W=bench-tlb log given as W=bench" "$D/bench-tlb-arm64.log"
+copy "$D/bench-arm64.log" h
+echo failed > "$t/h.verdict"
+cp "$D/hugetlb.log" "$t/hh.log"
+echo failed > "$t/hh.verdict"
+refuse "a hugetlb log whose verdict failed" --hugetlb "k=$t/hh.log" "$D/bench-arm64.log"
 [ $rc = 0 ] && echo "workload-report-test: ok"
 exit $rc

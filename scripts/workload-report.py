@@ -1,57 +1,143 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""workload-report.py [--out FILE] [--hugetlb LABEL=LOG]... LOG...: the tables
-of W=bench (make bench-real) from its console logs
-(build/results/workload-ARCH-test-bench.log), and of W=hugetlb from the logs
-given with --hugetlb, in Markdown for docs/benchmarks.md.
+"""workload-report.py [--out FILE] [--json-dir DIR] [--tlb LOG]... [--hugetlb LABEL=LOG]... LOG...:
+the tables of W=bench (make bench-real) from its console logs
+(build/results/workload-ARCH-test-bench.log) and the mmrs-meter plugin's
+window lines beside them (.meter), the TLB model's table from the W=bench-tlb
+logs given with --tlb, and of W=hugetlb from the logs given with --hugetlb,
+in Markdown for docs/bench/real.md.
 
-Reads the "mmrs-data workload bench LABEL k=v ..." lines that
-/mmrs/workload.sh prints for each measured step and the "mmrs-data
-textfolios LABEL ..." lines of /mmrs/textfolios.py. With several rounds (in
-one log or in several logs of one architecture), each figure is the median of
-the rounds, and the table says how many there were. Fails if a log has no bench figures or a
-step failed."""
+Every log must have a verdict file beside it (.verdict, written by
+scripts/workload.sh once scripts/boot.sh has judged the boot) that says
+"passed": a log whose boot printed a splat, failed a step or did not finish
+is refused, and so is a W=bench log without its plugin windows.
+
+From the console it reads the "mmrs-data workload bench LABEL k=v ..." line
+of each measured step, the "mmrs-meter-step N ID LABEL" line announcing its
+window, the "== bench round R: policy P" lines, the objects' hash of each
+compile ("mmrs-data objects LABEL ROUND sha256=... count=...") and the
+"mmrs-data textfolios LABEL ..." lines of /mmrs/textfolios.py. The Nth step
+is the Nth window of the .meter file (the last ones, if a retried boot left
+some before them); their ids must agree. The compile must produce the same
+objects under every policy and in every round.
+
+Several rounds (in one log or in several logs of one architecture): each row
+of a table is one run, the one with the median kernel instructions of that
+step (the lower of the two middle ones for an even count), with its round,
+and the spread of kernel instructions over the rounds. --json-dir writes
+every run's figures to DIR/real-ARCH.json with the commits measured."""
+import json
 import os
 import re
 import statistics
 import sys
 
-POLICIES = ["mthp-4k", "mthp-64k", "arch", "auto"]
+POLICIES = ["mthp-4k", "mthp-64k", "arch", "auto", "exec-ra-off"]
+
+
+def die(msg):
+    sys.exit(f"workload-report: {msg}")
+
+
+def verdict(path):
+    """The commit a log measured, if its verdict file says passed; else exit."""
+    vf = re.sub(r"\.log$", "", path) + ".verdict"
+    try:
+        words = open(vf).read().split()
+    except OSError:
+        die(f"{path}: refused: no verdict file {vf} (scripts/workload.sh writes it)")
+    if not words or words[0] != "passed":
+        die(f"{path}: refused: its boot's verdict is {' '.join(words) or 'empty'}, not passed")
+    return words[1] if len(words) > 1 else "unknown"
+
+
+def kvs(text):
+    return dict(x.split("=", 1) for x in text.split() if "=" in x)
+
+
+def meter_windows(path):
+    """The window lines of the plugin's log beside PATH, in order; exit on a
+    warning (a window opened twice, ended without a begin, or left open)."""
+    mf = re.sub(r"\.log$", "", path) + ".meter"
+    try:
+        lines = open(mf, errors="replace").read().splitlines()
+    except OSError:
+        die(f"{path}: refused: no plugin windows {mf} (W=bench runs under the mmrs-meter plugin)")
+    wins, tlb = [], None
+    for line in lines:
+        if line.startswith("mmrs-meter: warning"):
+            die(f"{mf}: {line}")
+        m = re.match(r"mmrs-meter: window (\d+) (.*)", line)
+        if m:
+            kv = kvs(m.group(2))
+            kv["id"] = m.group(1)
+            wins.append(kv)
+        m = re.match(r"mmrs-meter: total (.*)", line)
+        if m:
+            tlb = kvs(m.group(1)).get("tlb")
+    return wins, tlb
 
 
 def parse(path):
-    steps, text, arch = {}, {}, None
+    commit = verdict(path)
+    arch, rnd, steps, msteps, objects, text = None, 0, [], [], {}, {}
     with open(path, errors="replace") as f:
         for line in f:
             line = line.strip().replace("\r", "")
-            m = re.match(r"== workload bench: Linux \S+ (\S+),", line)
+            m = re.match(r"== workload bench(?:-tlb)?: Linux \S+ (\S+),", line)
             if m:
                 arch = "arm64" if m.group(1) == "aarch64" else m.group(1)
-            m = re.match(r"mmrs-data workload bench (\S+) (.*)", line)
+            m = re.match(r"== bench round (\d+): policy (\S+)", line)
             if m:
-                kv = dict(x.split("=", 1) for x in m.group(2).split())
-                steps.setdefault(m.group(1), []).append(kv)
+                rnd = int(m.group(1))
+            m = re.match(r"mmrs-meter-step (\d+) (\d+) (\S+)", line)
+            if m:
+                msteps.append((int(m.group(2)), m.group(3)))
+            m = re.match(r"mmrs-data workload bench(?:-tlb)? (\S+) (.*)", line)
+            if m and m.group(1) != "total":
+                kv = kvs(m.group(2))
+                if kv.get("rc") != "0":
+                    die(f"{path}: {m.group(1)} failed (exit {kv.get('rc')})")
+                steps.append({"label": m.group(1), "round": rnd, "vm": kv})
+            m = re.match(r"mmrs-data objects (\S+) (\d+) (.*)", line)
+            if m:
+                objects[(m.group(1), int(m.group(2)))] = kvs(m.group(3))
             m = re.match(r"mmrs-data textfolios (\S+) (.*)", line)
             if m:
-                kv = dict(x.split("=", 1) for x in m.group(2).split())
-                text.setdefault(m.group(1), []).append(kv)
+                text[(m.group(1), rnd)] = kvs(m.group(2))
     if not steps:
-        sys.exit(f"workload-report: no W=bench figures in {path}")
-    for label, runs in steps.items():
-        for r in runs:
-            if r.get("rc") != "0":
-                sys.exit(f"workload-report: {path}: {label} failed (exit {r.get('rc')})")
-    return arch or path, steps, text
+        die(f"no W=bench figures in {path}")
+    wins, tlb = meter_windows(path)
+    if [s["label"] for s in steps] != [lab for _, lab in msteps]:
+        die(f"{path}: the measured steps and the meter's step lines disagree")
+    if len(wins) < len(steps):
+        die(f"{path}: {len(steps)} steps but {len(wins)} plugin windows")
+    wins = wins[len(wins) - len(steps):]
+    for s, (wid, _), w in zip(steps, msteps, wins):
+        if int(w["id"]) != wid:
+            die(f"{path}: step {s['label']} (round {s['round']}) is window {wid}, the plugin's is {w['id']}")
+        s["meter"] = w
+        policy = s["label"].split("-", 1)[1]
+        if s["label"].startswith("compile-"):
+            o = objects.get((policy, s["round"]))
+            if not o:
+                die(f"{path}: no objects hash for {s['label']} round {s['round']}")
+            s["objects"] = o
+            s["text"] = text.get((policy, s["round"]), {})
+        s["commit"] = commit
+    return arch or path, steps, tlb, commit
 
 
-def med(runs, key, conv=float):
-    vals = [conv(r[key]) for r in runs if r.get(key, "-") != "-"]
-    return statistics.median(vals) if vals else None
+def num(run, key):
+    """A figure of a run: the meter's first, then the step's /proc/vmstat delta."""
+    v = run["meter"].get(key, run["vm"].get(key))
+    return float(v) if v not in (None, "-") else None
 
 
-def mthp(runs, size="64kB"):
-    """Anonymous mTHP allocations of SIZE (per-size stats: anon_fault_alloc)."""
-    return med(runs, f"mthp_{size}_anon_fault_alloc", int) or 0
+def pick(runs):
+    """The run with the median kernel instructions (the lower middle one)."""
+    by = sorted(runs, key=lambda r: num(r, "kernel_insns"))
+    return by[(len(by) - 1) // 2]
 
 
 def pct(v, base):
@@ -60,50 +146,130 @@ def pct(v, base):
     return f"{100.0 * (v - base) / base:+.1f}%"
 
 
-def figures(steps, label, base_label):
-    """The figures of one step, medians over its runs, with system time and peak RSS
-    against the same step of base_label: None if the step never ran."""
-    runs = steps.get(label)
-    if not runs:
-        return None
-    base = steps.get(base_label)
-    sysv, rss = med(runs, "system"), round(med(runs, "rss_kb", int))
-    return {
-        "elapsed": med(runs, "elapsed"), "user": med(runs, "user"), "system": sysv,
-        "sys_vs": pct(sysv, med(base, "system") if base else None),
-        "faults": round(med(runs, "pgfault", int)), "rss": rss,
-        "rss_vs": pct(rss, med(base, "rss_kb", int) if base else None),
-        "mthp": round(mthp(runs)),
-    }
+def spread(runs, key="kernel_insns"):
+    vals = [num(r, key) for r in runs]
+    if len(vals) < 2:
+        return "-"
+    return f"{100.0 * (max(vals) - min(vals)) / statistics.median(vals):.2f}%"
 
 
-def table(arch, steps, text):
-    n = len(steps.get("compile-mthp-4k", []))
-    out = [f"#### {arch} ({n} round{'s' if n != 1 else ''}, medians)", ""]
-    out.append("| compile | guest time (s) | system (s) | vs mthp-4k | user (s) | minor faults | "
-               "peak RSS (kB) | vs mthp-4k | 64K anon mTHPs | cc1 text cached (kB) | in >= 64K folios |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for p in POLICIES + ["exec-ra-off"]:
-        f = figures(steps, f"compile-{p}", "compile-mthp-4k")
-        if not f:
-            continue
-        t = text.get(p, [])
-        cached = round(med(t, "cached_kb", int)) if t else None
-        large = round(med(t, "large_kb", int)) if t else None
-        share = f"{100.0 * large / cached:.1f}%" if cached else "-"
-        out.append(f"| {p} | {f['elapsed']:.1f} | {f['system']:.2f} | {f['sys_vs']} | "
-                   f"{f['user']:.2f} | {f['faults']:,} | {f['rss']:,} | {f['rss_vs']} | "
-                   f"{f['mthp']:,} | {cached if cached is not None else '-'} | {share} |")
+def minor(r):
+    return num(r, "pgfault") - (num(r, "pgmajfault") or 0)
+
+
+def med(runs, key):
+    return statistics.median(float(r[key]) for r in runs)
+
+
+def fmt_m(v):
+    return f"{v / 1e6:,.1f}"
+
+
+def picks(steps):
+    by = {}
+    for s in steps:
+        by.setdefault(s["label"], []).append(s)
+    return by, {kind: {p: pick(by[f"{kind}-{p}"]) for p in POLICIES if f"{kind}-{p}" in by}
+                for kind in ("compile", "python")}
+
+
+def table(arch, steps, tsteps, commits, tcommits, tlb):
+    by, rows = picks(steps)
+    comp = rows["compile"]
+    if "mthp-4k" not in comp:
+        die(f"{arch}: no mthp-4k compile, the baseline of every table")
+    hashes = {(s["objects"]["sha256"], s["objects"].get("count")) for s in steps + tsteps if "objects" in s}
+    if len(hashes) != 1:
+        die(f"{arch}: the compile wrote different objects under different policies or rounds: {sorted(hashes)}")
+    sha, count = hashes.pop()
+    n = len(by["compile-mthp-4k"])
+    b = comp["mthp-4k"]
+    out = [f"#### {arch} ({n} round{'s' if n != 1 else ''}; each row the run with the median "
+           f"kernel instructions)", "",
+           f"Commit{'s' if len(commits) > 1 else ''} {', '.join(sorted(commits))}. Every compile wrote "
+           f"the same {count} objects (sha256 of their hashes `{sha[:16]}`).", ""]
+    out.append("| compile | round | kernel insns (M) | vs mthp-4k | spread | user insns (M) | vs mthp-4k | "
+               "guest time (s) | minor faults | major faults | peak RSS (kB) | 64K anon mTHPs |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for p, r in comp.items():
+        k, u = num(r, "kernel_insns"), num(r, "user_insns")
+        out.append(f"| {p} | {r['round']} | {fmt_m(k)} | {pct(k, num(b, 'kernel_insns'))} | "
+                   f"{spread(by[f'compile-{p}'])} | {fmt_m(u)} | {pct(u, num(b, 'user_insns'))} | "
+                   f"{num(r, 'elapsed'):.1f} | {minor(r):,.0f} | {num(r, 'pgmajfault') or 0:,.0f} | "
+                   f"{num(r, 'rss_kb'):,.0f} | {num(r, 'mthp_64kB_anon_fault_alloc') or 0:,.0f} |")
     out.append("")
-    out.append("| python3 pyalloc.py | guest time (s) | system (s) | vs mthp-4k | minor faults | "
-               "peak RSS (kB) | vs mthp-4k | 64K anon mTHPs |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for p in POLICIES:
-        f = figures(steps, f"python-{p}", "python-mthp-4k")
-        if not f:
-            continue
-        out.append(f"| {p} | {f['elapsed']:.1f} | {f['system']:.2f} | {f['sys_vs']} | "
-                   f"{f['faults']:,} | {f['rss']:,} | {f['rss_vs']} | {f['mthp']:,} |")
+    py = rows["python"]
+    if "mthp-4k" in py:
+        pb = py["mthp-4k"]
+        out.append("| python3 pyalloc.py | round | kernel insns (M) | vs mthp-4k | spread | user insns (M) | "
+                   "vs mthp-4k | minor faults | peak RSS (kB) | 64K anon mTHPs |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for p, r in py.items():
+            k, u = num(r, "kernel_insns"), num(r, "user_insns")
+            out.append(f"| {p} | {r['round']} | {fmt_m(k)} | {pct(k, num(pb, 'kernel_insns'))} | "
+                       f"{spread(by[f'python-{p}'])} | {fmt_m(u)} | {pct(u, num(pb, 'user_insns'))} | "
+                       f"{minor(r):,.0f} | {num(r, 'rss_kb'):,.0f} | "
+                       f"{num(r, 'mthp_64kB_anon_fault_alloc') or 0:,.0f} |")
+        out.append("")
+    tcomp = {}
+    if tsteps:
+        _, trows = picks(tsteps)
+        tcomp = trows["compile"]
+        if "mthp-4k" not in tcomp:
+            die(f"{arch}: the TLB run has no mthp-4k compile")
+        tb = tcomp["mthp-4k"]
+        nt = len([s for s in tsteps if s["label"] == "compile-mthp-4k"])
+        out.append(f"TLB model `{tlb}` (W=bench-tlb: the same steps in a boot of their own, {nt} "
+                   f"round{'s' if nt != 1 else ''}; commit{'s' if len(tcommits) > 1 else ''} "
+                   f"{', '.join(sorted(tcommits))}):")
+        out.append("")
+        out.append("| compile | iTLB misses, user (K) | vs mthp-4k | iTLB MPKI, user | dTLB misses, user (K) | "
+                   "vs mthp-4k | dTLB MPKI, user | dTLB MPKI, kernel | page walks (K) | cc1 text cached (kB) | "
+                   "in >= 64K folios | in contiguous 64K blocks |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for p, r in tcomp.items():
+            iu, du = num(r, "itlb_miss_u"), num(r, "dtlb_miss_u")
+            walks = (num(r, "walk_k") or 0) + (num(r, "walk_u") or 0)
+            t = r.get("text", {})
+            cached = int(t["cached_kb"]) if t else 0
+
+            def share(k):
+                return f"{100.0 * int(t[k]) / cached:.1f}%" if cached and k in t else "-"
+
+            out.append(f"| {p} | {iu / 1e3:,.1f} | {pct(iu, num(tb, 'itlb_miss_u'))} | "
+                       f"{num(r, 'itlb_mpki_u'):.3f} | {du / 1e3:,.1f} | {pct(du, num(tb, 'dtlb_miss_u'))} | "
+                       f"{num(r, 'dtlb_mpki_u'):.3f} | {num(r, 'dtlb_mpki_k'):.3f} | {walks / 1e3:,.1f} | "
+                       f"{cached if t else '-'} | {share('large_kb')} | {share('contig_kb')} |")
+        out.append("")
+    out += targets(arch, comp, tcomp)
+    return out
+
+
+def targets(arch, comp, tcomp):
+    """Issue 33's targets, from the rows above: met or missed, with the figure."""
+    out = [f"Targets ({arch}, from the rows above):", ""]
+
+    def ratio(rows, p, key, base="mthp-4k"):
+        return 100.0 * (num(rows[p], key) - num(rows[base], key)) / num(rows[base], key)
+
+    if "auto" in comp:
+        k, u = ratio(comp, "auto", "kernel_insns"), ratio(comp, "auto", "user_insns")
+        goal = arch == "arm64"
+        out.append(f"- compile, auto against mthp-4k: kernel instructions {k:+.1f}%"
+                   + (f" (target at most -30%: {'met' if k <= -30 else 'missed'})" if goal else "")
+                   + f"; user instructions {u:+.2f}%"
+                   + (f" (target within 1%: {'met' if abs(u) <= 1 else 'missed'})" if goal else "") + ".")
+    for p in ("mthp-64k", "auto"):
+        if p in tcomp:
+            d = ratio(tcomp, p, "dtlb_miss_u")
+            out.append(f"- compile, modelled dTLB misses (user), {p} against mthp-4k: {d:+.1f}% "
+                       f"({'fewer' if d < 0 else 'more'}).")
+    if "exec-ra-off" in tcomp:
+        i = ratio(tcomp, "mthp-4k", "itlb_miss_u", base="exec-ra-off")
+        out.append(f"- compile, modelled iTLB misses (user: cc1 is nearly all of it), exec readahead on "
+                   f"(mthp-4k) against off (exec-ra-off): {i:+.1f}%"
+                   + (f" (target at most -50%: {'met' if i <= -50 else 'missed'})" if arch == "arm64" else "")
+                   + ".")
     out.append("")
     return out
 
@@ -111,31 +277,32 @@ def table(arch, steps, text):
 PREAMBLE = """Generated by `make bench-real ARCH=<arch>` (W=bench of `scripts/workload.sh`,
 `userspace/rootfs/guest/workloads/bench.sh`; tables by `scripts/workload-report.py`) on
 the test kernel booted on the Debian 12 userland of `make rootfs` under QEMU TCG with
-`-icount shift=0 -smp 2 -m 3G` and `norandmaps`: guest time counts instructions. For
-each policy (mthp-4k: every mTHP size off, order 0 only; mthp-64k: 64K always; arch;
-auto) the page cache is dropped, then Debian's gcc 12 (`-O2`, `make -j2`) compiles 15
-files of the linux-source-6.12 tree (`scripts/workload.sh` lists them) reading its text
-from the EROFS disk, and a fixed allocator-heavy `python3` program runs
-(`userspace/rootfs/guest/pyalloc.py`). System and user time are the rusage of `make`
-and its children (tick-sampled; under `-icount` the ticks are instructions too);
-minor faults are `/proc/vmstat`'s `pgfault` over the step; peak RSS is the largest
-process's (`/usr/bin/time -v`: the largest `cc1`). "cc1 text" is what the compile left
-of `cc1`'s executable segments in the page cache and the part in folios of 64K or more
-(`textfolios.py`, from pagemap and kpageflags); exec-ra-off is mthp-4k with
-`/sys/kernel/debug/mm_rs/exec_ra` 0. Two cautions: system and user time are sampled by the tick
-and move by several percent between rounds of identical work (read the medians
-and the fault counts, which repeat); and QEMU does not model what a fault costs
-a real CPU beyond its instructions (exception entry, TLB misses, cache), which is
-where most of the seed's kernel-time saving came from. On x86_64 the system and
-user columns move by tens of percent between identical rounds, on an idle host
-too, so read x86_64's guest time, faults and RSS, not its system time. The
-x86_64 runs also logged RCU stalls of CPU 1, one of which cost a compile 21 s
-of guest time (the median leaves it out): CPU 1 spins in the scheduler tick on
-its own runqueue lock, with no mm-rs code on its stack, and the MM_RS=n kernel
-stalls the same way (`docs/testing.rst`: not mm-rs; QEMU more likely than the
-base). The seed (LARGE_ANON_FOLIO v4, 64K anonymous folios) measured a
-kernel compile on arm64 hardware (Ampere Altra): with 64K, real time -5.7%, kernel
-time -42.0%, user time -0.6%, peak memory -1.1%; a reviewer's rerun: sys -31.0%, real -4%.
+`-icount shift=0,sleep=off -smp 2 -m 3G` and `norandmaps`, under the mmrs-meter plugin
+(`userspace/qemu-plugin/README`). For each policy (mthp-4k: every mTHP size off, order 0
+only; mthp-64k: 64K always; arch; auto; exec-ra-off: mthp-4k with
+`/sys/kernel/debug/mm_rs/exec_ra` 0) the page cache is dropped, then Debian's gcc 12
+(`-O2`, `make -j2`) compiles 15 files of the linux-source-6.12 tree (`scripts/workload.sh`
+lists them) reading its text from the EROFS disk, and a fixed allocator-heavy `python3`
+program runs (`userspace/rootfs/guest/pyalloc.py`). The policies rotate: round r starts r - 1
+places further down the list.
+
+Kernel and user instructions are the plugin's counts over the step's window (every vCPU, from
+the fork of the step's command to its reaping; an instruction is kernel when its address is in
+the upper half), in `mode=tb`: a block's instructions are added when it starts, so a synchronous
+exception in the middle of a block (a page fault) over-counts the rest of that block, a few
+instructions a fault (`MMRS_METER_MODE=insn` counts exactly, at three times the cost). Spread: (largest - smallest) / median of the kernel instructions over
+the rounds. Faults are `/proc/vmstat`'s over the step (minor: `pgfault` - `pgmajfault`); peak
+RSS is the largest process's (`/usr/bin/time -v`: the largest `cc1`). The TLB table comes from W=bench-tlb, the same steps in a boot of
+their own (one round: the model costs about three times the counting) with the plugin's model (arm64: Neoverse N1, 48-entry L1 iTLB and dTLB, 1280-entry L2, with 64K entries;
+x86_64: Skylake); a 64K or 2M entry is inferred from the VA-to-PA contiguity of the first 16
+walked pages of a block (`tlb_min=16`), not read from the page tables, so memory contiguous by
+chance is credited too: "in contiguous 64K blocks" is how much of cc1's cached text the model
+can credit (16 pages in a row at a 64K-aligned PFN), "in >= 64K folios" how much is in large
+folios (`textfolios.py`, from pagemap and kpageflags). QEMU models nothing else a fault or a
+miss costs (caches, pipeline), and its guest is not the seed's hardware. The seed
+(LARGE_ANON_FOLIO v4, 64K anonymous folios) measured a kernel compile on arm64 hardware (Ampere
+Altra): with 64K, real time -5.7%, kernel time -42.0%, user time -0.6%, peak memory -1.1%; a
+reviewer's rerun: sys -31.0%, real -4%.
 Do not edit:
 rerun `make bench-real`."""
 
@@ -163,6 +330,7 @@ def hugetlb(pairs, kept=None):
             out.append(line)
     for pair in pairs:
         label, path = pair.split("=", 1)
+        verdict(path)
         runs = {}
         for line in open(path, errors="replace"):
             m = re.match(r"mmrs-data hugetlb (.*)", line.strip())
@@ -180,24 +348,35 @@ def hugetlb(pairs, kept=None):
 
 def main():
     args = sys.argv[1:]
-    out = None
-    huge = []
-    while args[:1] in (["--out"], ["--hugetlb"]):
+    out = jdir = None
+    huge, tlbs = [], []
+    while args[:1] in (["--out"], ["--hugetlb"], ["--json-dir"], ["--tlb"]):
         if args[0] == "--out":
             out = args[1]
+        elif args[0] == "--json-dir":
+            jdir = args[1]
+        elif args[0] == "--tlb":
+            tlbs.append(args[1])
         else:
             huge.append(args[1])
         args = args[2:]
     if not args and not huge:
-        sys.exit("usage: workload-report.py [--out FILE] [--hugetlb LABEL=LOG]... LOG...")
+        sys.exit("usage: workload-report.py [--out FILE] [--json-dir DIR] [--tlb LOG]... "
+                 "[--hugetlb LABEL=LOG]... LOG...")
     # logs of one architecture are rounds of one measurement: merged
     merged = {}
-    for path in args:
-        arch, steps, text = parse(path)
-        m = merged.setdefault(arch, ({}, {}))
-        for d, src in ((m[0], steps), (m[1], text)):
-            for k, v in src.items():
-                d.setdefault(k, []).extend(v)
+    for path, kind in [(a, "steps") for a in args] + [(a, "tsteps") for a in tlbs]:
+        arch, steps, tlb, commit = parse(path)
+        m = merged.setdefault(arch, {"steps": [], "tsteps": [], "tlb": set(), "commits": set(),
+                                     "tcommits": set()})
+        if (tlb == "none") != (kind == "steps"):
+            die(f"{path}: TLB model {tlb}: W=bench logs have none, W=bench-tlb (--tlb) logs one")
+        m[kind] += steps
+        if kind == "tsteps":
+            m["tlb"].add(tlb)
+            m["tcommits"].add(commit)
+        else:
+            m["commits"].add(commit)
     # What --out already has of architectures (or a hugetlb table) this run
     # has no logs for stays: one machine may have measured only one of them.
     kept, kept_huge = {}, None
@@ -216,7 +395,23 @@ def main():
     lines = []
     for arch in sorted(set(merged) | set(kept)):
         if arch in merged:
-            lines += table(arch, *merged[arch])
+            m = merged[arch]
+            if not m["steps"]:
+                die(f"{arch}: a W=bench-tlb log but no W=bench log")
+            if len(m["tlb"]) > 1:
+                die(f"{arch}: logs measured with different TLB models {sorted(m['tlb'])}")
+            tlb = next(iter(m["tlb"]), None)
+            lines += table(arch, m["steps"], m["tsteps"], m["commits"], m["tcommits"], tlb)
+            if jdir:
+                def raw(steps):
+                    return [{"label": s["label"], "round": s["round"], "commit": s["commit"],
+                             "meter": s["meter"], "vmstat": s["vm"], "objects": s.get("objects"),
+                             "text": s.get("text")} for s in steps]
+                with open(os.path.join(jdir, f"real-{arch}.json"), "w") as f:
+                    json.dump({"arch": arch, "commits": sorted(m["commits"] | m["tcommits"]), "tlb": tlb,
+                               "runs": raw(m["steps"]), "tlb_runs": raw(m["tsteps"])},
+                              f, indent=1, sort_keys=True)
+                    f.write("\n")
         else:
             lines += kept[arch]
     if huge:

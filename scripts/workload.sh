@@ -47,7 +47,7 @@ T="$REPO/build/linux"
 
 extra=$(mktemp -d)
 trap 'rm -rf "$extra"' EXIT
-if [ "$name" = compile ] || [ "$name" = bench ]; then
+if [ "$name" = compile ] || [ "$name" = bench ] || [ "$name" = bench-tlb ]; then
 	k="$extra/kslice"
 	mkdir -p "$k/src" "$k/obj"
 	inc=(-nostdinc -Isrc/arch/$karch/include -Iobj/arch/$karch/include/generated -Isrc/include -Iobj/include
@@ -110,12 +110,38 @@ if [ "$name" = stress ]; then
 fi
 # W=bench: guest time counts instructions (-icount shift=0,sleep=off) and mappings are
 # not randomised, as make bench; gcc under TCG takes a while.
-if [ "$name" = bench ] || [ "$name" = hugetlb ]; then
+if [ "$name" = bench ] || [ "$name" = bench-tlb ] || [ "$name" = hugetlb ]; then
 	qemu_extra=(-icount shift=0,sleep=off)
 	# hugetlb: room for its pages beside KASAN's shadow and quarantine
 	[ "$name" = hugetlb ] && export MMRS_MEM=${MMRS_MEM:-4G}
 	MMRS_APPEND="norandmaps ${MMRS_APPEND:-}"
 	tmo=${MMRS_TIMEOUT:-14400}
+fi
+# W=bench and W=bench-tlb under the mmrs-meter QEMU plugin
+# (userspace/qemu-plugin/README; MMRS_METER=0 boots without it): each
+# measured step is a window. W=bench counts its kernel and user
+# instructions (mode=tb: a block's instructions at its start, so a
+# synchronous exception in the middle of a block over-counts the rest of
+# that block, a few instructions a fault; mode=insn, exact, costs 3 times
+# as much: MMRS_METER_MODE=insn). W=bench-tlb (the same steps, one round)
+# adds the TLB model of a named core (arm64: Neoverse N1, with 64K entries
+# for contiguous 64K blocks; x86_64: Skylake); a large entry is given to a
+# block once all of its first 16 walked pages agree (tlb_min=16: a
+# contiguous-bit block needs its 16 entries). The window lines go to
+# build/results/workload-ARCH-FLAVOUR-NAME.meter; the console says which
+# step each window is ("mmrs-meter-step N ID LABEL").
+meterlog=""
+if { [ "$name" = bench ] || [ "$name" = bench-tlb ]; } && [ "${MMRS_METER:-1}" != 0 ]; then
+	"$REPO/scripts/qemu-plugin.sh" build >&2 ||
+		{ echo "workload: cannot build the mmrs-meter plugin (scripts/qemu-plugin.sh); MMRS_METER=0 runs without it" >&2; exit 1; }
+	tlb=none
+	if [ "$name" = bench-tlb ]; then
+		case "$arch" in x86_64) tlb=x86core ;; arm64) tlb=n1 ;; esac
+	fi
+	meterlog="$REPO/build/results/workload-$arch-$flavour-$name.meter"
+	rm -f "$meterlog"
+	qemu_extra+=(-plugin "$REPO/build/qemu-plugin/libmmrs-meter.so,log=$meterlog,mode=${MMRS_METER_MODE:-tb},tlb=$tlb,tlb_min=16")
+	MMRS_APPEND="mmrs.meter=1 ${MMRS_APPEND:-}"
 fi
 
 sets=""
@@ -123,14 +149,20 @@ sets=""
 run="workload:$name"
 for kv in "$@"; do run="$run:$kv"; done
 log="$REPO/build/results/workload-$arch-$flavour-$name.log"
+# The verdict of this boot, for scripts/workload-report.py (which refuses a
+# log whose verdict is not "passed"): written once the boot is judged.
+verdict="${log%.log}.verdict"
+rm -f "$verdict"
 echo "workload: $arch $flavour $name (console log: ${log#$REPO/})" >&2
 t0=$(date +%s)
 # shellcheck disable=SC2046
 if MMRS_INITRD="$initrd" MMRS_LOG="$log" MMRS_APPEND="${sets}mmrs.date=$(date +%s) ${MMRS_APPEND:-}" \
 	"$REPO/scripts/boot.sh" "$arch" "$flavour" "$run" "$tmo" $(rootfs_drive "$img" root) "${qemu_extra[@]}" &&
 	grep -q "^mmrs-workload: $name passed" "$log"; then
+	echo "passed $(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git -C "$REPO" diff --quiet HEAD 2>/dev/null || echo -dirty)" > "$verdict"
 	echo "workload: $arch $flavour $name passed in $(( $(date +%s) - t0 ))s" >&2
 	exit 0
 fi
+echo "failed" > "$verdict"
 echo "workload: $arch $flavour $name FAILED after $(( $(date +%s) - t0 ))s; console log: ${log#$REPO/}" >&2
 exit 1

@@ -9,7 +9,10 @@
  *			64K mTHP; C path, Rust path, and each decision alone
  *			in Rust; ROUNDS rounds interleaved: faults (getrusage
  *			minflt), guest ns per MiB and per fault. Booted with
- *			one vCPU, so guest time is this loop's alone.
+ *			one vCPU, so guest time is this loop's alone. Each
+ *			touch loop is window N mod 16 of the mmrs-meter QEMU
+ *			plugin (window=N on its line; a no-op without the
+ *			plugin), for its exact kernel and user instructions.
  *   bench mt ROUNDS	2 and 4 threads each touching 64 MiB of their own
  *			at order 0, C and Rust: aggregate faults per second
  *   bench policy ROUNDS	the anonymous order policies (anon_order_policy
@@ -47,6 +50,7 @@
 #include <unistd.h>
 
 #include "mmrs-util.h"
+#include "qemu-plugin/mmrs-meter.h"
 
 #define MIB		(1UL << 20)
 #define ANON_LEN	(256 * MIB)
@@ -92,6 +96,9 @@ static long minflt(void)
 	return r.ru_minflt;
 }
 
+/* The mmrs-meter windows opened so far (touch_metered()). */
+static int meter_seq;
+
 /* Touches [p, p + len) one byte a page; returns guest ns. */
 static double touch(char *p, size_t len)
 {
@@ -101,6 +108,25 @@ static double touch(char *p, size_t len)
 	for (i = 0; i < len; i += page_size)
 		p[i] = 1;
 	return now_ns() - t0;
+}
+
+/*
+ * touch() inside mmrs-meter window ++meter_seq mod 16: the plugin counts the
+ * instructions of the loop and of every fault it takes, nothing else.
+ */
+static double touch_metered(char *p, size_t len)
+{
+	double t0, ns;
+	size_t i;
+
+	meter_seq++;
+	t0 = now_ns();
+	mmrs_meter_begin(meter_seq);
+	for (i = 0; i < len; i += page_size)
+		p[i] = 1;
+	mmrs_meter_end(meter_seq);
+	ns = now_ns() - t0;
+	return ns;
 }
 
 /* @len bytes, 2 MiB-aligned so that every run lines its blocks up the same way. */
@@ -149,14 +175,14 @@ static int anon(int rounds)
 				if (!p)
 					return 1;
 				f0 = minflt();
-				ns = touch(p, ANON_LEN);
+				ns = touch_metered(p, ANON_LEN);
 				faults = minflt() - f0;
 				munmap(p, ANON_LEN);
 				printf("mmrs-data bench anon round=%d size_kb=%lu path=%s faults=%ld "
-				       "ns=%.0f ns_per_mib=%.1f ns_per_fault=%.1f\n",
+				       "ns=%.0f ns_per_mib=%.1f ns_per_fault=%.1f window=%d\n",
 				       r, kb ? kb : (unsigned long)page_size / 1024,
 				       path_name[path], faults, ns, ns / (ANON_LEN / MIB),
-				       ns / faults);
+				       ns / faults, meter_seq);
 				printf("  round %d  %-9s %-17s  %7ld faults  %9.1f ns/MiB  %7.1f ns/fault\n",
 				       r, kb ? (kb == 16 ? "16K mTHP" : kb == 32 ? "32K mTHP" :
 						"64K mTHP") : "order 0",

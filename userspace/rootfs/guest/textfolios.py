@@ -12,7 +12,13 @@ N pages is a head page followed by N - 1 tail pages. Prints
 
   mmrs-data textfolios LABEL file=FILE text_kb=... cached_kb=... large_kb=...
 
-where large_kb is the cached text in folios of 64K or more. Root only (the
+where large_kb is the cached text in folios of 64K or more, and contig_kb the
+cached text in aligned 64K blocks of the file whose 16 pages are all cached at
+16 consecutive PFNs starting at a multiple of 16: the blocks the mmrs-meter
+TLB model (userspace/qemu-plugin/README) can credit with a 64K entry, which
+infers a block from VA-to-PA contiguity. contig_kb above large_kb is memory
+contiguous by chance (small folios in a row), which the model over-credits.
+Root only (the
 PFNs); no other process may map FILE while it runs (they would not change
 the folios, but their faults could add pages between mincore() and the
 reads)."""
@@ -80,6 +86,7 @@ def main():
         return folio_pages[head]
 
     text = cached = large = 0
+    pfns = {}  # file page number -> PFN, cached pages only
     for start, end in text_ranges(path):
         length = (end - start + PAGE - 1) // PAGE * PAGE
         text += length
@@ -100,11 +107,19 @@ def main():
             if not ent >> 63:
                 continue
             cached += PAGE
+            pfns[start // PAGE + i] = ent & ((1 << 55) - 1)
             if folio_of(ent & ((1 << 55) - 1)) * PAGE >= 65536:
                 large += PAGE
         libc.munmap(addr, length)
+    blk = 65536 // PAGE
+    contig = 0
+    for first in {n - n % blk for n in pfns}:
+        pfn = pfns.get(first)
+        if pfn is not None and pfn % blk == 0 and \
+                all(pfns.get(first + j) == pfn + j for j in range(blk)):
+            contig += blk * PAGE
     print(f"mmrs-data textfolios {label} file={path} text_kb={text // 1024} "
-          f"cached_kb={cached // 1024} large_kb={large // 1024}")
+          f"cached_kb={cached // 1024} large_kb={large // 1024} contig_kb={contig // 1024}")
     print(f"  {path}: text {text // 1024} kB, {cached // 1024} kB cached, "
           f"{large // 1024} kB in folios of 64K or more "
           f"({100 * large / cached if cached else 0:.1f}%)")

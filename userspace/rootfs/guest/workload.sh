@@ -72,15 +72,33 @@ figures() {
 		}' <<<"$d"
 }
 
-# measure LABEL CMD...: runs CMD under /usr/bin/time -v, its output to
-# $OUT/LABEL.out; prints the figures; returns CMD's status.
+# With mmrs.meter=1 on the kernel command line (scripts/workload.sh, W=bench
+# under the mmrs-meter QEMU plugin), measure runs CMD inside a window of the
+# plugin (/mmrs/bin/mmrs-meter, userspace/rootfs/meter.c): the Nth measured
+# step of the boot is window N mod 16, announced by "mmrs-meter-step N ID
+# LABEL", so that the host pairs the plugin's Nth window line with LABEL.
+meter=""
+meter_seq=0
+if grep -qw 'mmrs.meter=1' /proc/cmdline; then
+	meter=/mmrs/bin/mmrs-meter
+	[ -x "$meter" ] || { echo "mmrs-workload: mmrs.meter=1 but no $meter"; exit 1; }
+fi
+
+# measure LABEL CMD...: runs CMD under /usr/bin/time -v (and in a meter
+# window), its output to $OUT/LABEL.out; prints the figures; returns CMD's
+# status.
 mkdir -p "$OUT"
 measure() {
-	local label=$1 t0 t1 rc
+	local label=$1 t0 t1 rc m=()
 	shift
+	if [ -n "$meter" ]; then
+		meter_seq=$((meter_seq + 1))
+		m=("$meter" $((meter_seq % 16)))
+		echo "mmrs-meter-step $meter_seq $((meter_seq % 16)) $label"
+	fi
 	snap "$OUT/.before"
 	t0=$(date +%s.%N)
-	"$TIME" -v -o "$OUT/$label.time" "$@" > "$OUT/$label.out" 2>&1
+	"$TIME" -v -o "$OUT/$label.time" "${m[@]}" "$@" > "$OUT/$label.out" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
 	snap "$OUT/.after"

@@ -11,8 +11,14 @@
 # - cc1's text in the page cache afterwards, and how much of it is in folios
 #   of 64K or more (/mmrs/textfolios.py);
 # - a fixed allocator-heavy Python program (/mmrs/pyalloc.py).
-# Then once more with exec readahead off (mm_rs/exec_ra 0, mthp-4k), for
-# cc1's text. ROUNDS (default 1) repeats the policies.
+# - exec-ra-off: mthp-4k with exec readahead off (mm_rs/exec_ra 0), for
+#   cc1's text, as one more policy of the round.
+# ROUNDS (default 1) repeats the policies; round r starts r - 1 places further
+# down the list, so that no policy always runs first (the first step of a
+# round runs on the coldest free lists): with as many rounds as policies,
+# each runs once in every place. POLICIES=a,b runs only those. After
+# each compile, a hash of the objects it wrote ("mmrs-data objects LABEL
+# ROUND sha256=..."): the report checks that every policy compiled the same.
 rc=0
 if [ ! -f /mmrs/kslice/Makefile ]; then
 	echo "mmrs-workload: no /mmrs/kslice (scripts/workload.sh prepares it for W=bench)"
@@ -26,6 +32,18 @@ policies="mthp-4k mthp-64k arch auto"
 if [ ! -f $M/mm_rs/anon_order_policy ]; then
 	policies="mthp-4k mthp-64k"
 	echo "  no mm-rs ($M/mm_rs/anon_order_policy): policies $policies only, no exec-ra-off step"
+elif [ -f /sys/kernel/debug/mm_rs/exec_ra ]; then
+	policies="$policies exec-ra-off"
+fi
+# POLICIES=a,b: only those, in that order (each must be one of the above)
+if [ -n "${POLICIES:-}" ]; then
+	for p in ${POLICIES//,/ }; do
+		case " $policies " in
+		*" $p "*) ;;
+		*) echo "mmrs-workload: POLICIES: $p is not one of: $policies"; return 1 ;;
+		esac
+	done
+	policies=${POLICIES//,/ }
 fi
 # PMD-sized THP only where a program asks for it (MADV_HUGEPAGE), as in the
 # seed's measurement: with "always" every large heap would get 2 MiB THPs
@@ -43,6 +61,10 @@ policy() {
 	mthp-64k) m64=always ;;
 	arch|auto) p=$1 ;;
 	esac
+	# exec readahead on, but for exec-ra-off (mthp-4k without it)
+	if [ -f /sys/kernel/debug/mm_rs/exec_ra ]; then
+		echo "$([ "$1" = exec-ra-off ] && echo 0 || echo 1)" > /sys/kernel/debug/mm_rs/exec_ra || return 1
+	fi
 	# every anonymous mTHP size off (a size without an enabled file, order
 	# 1, is not one)
 	for d in $M/transparent_hugepage/hugepages-*kB; do
@@ -53,30 +75,31 @@ policy() {
 	[ ! -f $M/mm_rs/anon_order_policy ] || echo "$p" > $M/mm_rs/anon_order_policy
 }
 
-# run LABEL: compile from a cold page cache, cc1's text, the Python program
+# run LABEL ROUND: compile from a cold page cache, the objects' hash, cc1's
+# text, the Python program
 run() {
 	make -s -C /tmp/kslice clean
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	measure "compile-$1" make -s -C /tmp/kslice -j"$(nproc)" || rc=1
+	echo "mmrs-data objects $1 $2 sha256=$(cd /tmp/kslice && find out -name '*.o' | LC_ALL=C sort |
+		xargs sha256sum | sha256sum | cut -d' ' -f1) count=$(find /tmp/kslice/out -name '*.o' | wc -l)"
 	python3 /mmrs/textfolios.py "$1" "$cc1" || rc=1
 	measure "python-$1" python3 /mmrs/pyalloc.py || rc=1
 	grep -h checksum "$OUT/python-$1.out" | sed 's/^/  /'
 }
 
+set -- $policies
+n=$#
 for round in $(seq "${ROUNDS:-1}"); do
-	for p in $policies; do
+	for i in $(seq 0 $((n - 1))); do
+		eval "p=\${$(( (i + round - 1) % n + 1 ))}"
 		echo "== bench round $round: policy $p"
 		policy "$p" || { rc=1; break; }
-		run "$p"
+		run "$p" "$round"
 	done
 done
-if [ -f /sys/kernel/debug/mm_rs/exec_ra ]; then
-	echo "== bench: exec readahead off (mthp-4k)"
-	policy mthp-4k && echo 0 > /sys/kernel/debug/mm_rs/exec_ra || rc=1
-	run exec-ra-off
-	echo 1 > /sys/kernel/debug/mm_rs/exec_ra
-fi
+[ ! -f /sys/kernel/debug/mm_rs/exec_ra ] || echo 1 > /sys/kernel/debug/mm_rs/exec_ra
 # every Python run must have computed the same
 if [ "$(cat "$OUT"/python-*.out | grep checksum | sort -u | wc -l)" != 1 ]; then
 	echo "mmrs-workload: the Python program's checksums differ:"
