@@ -29,6 +29,7 @@
 #include <linux/mman.h>
 #include <linux/mount.h>
 #include <linux/pgtable.h>
+#include <linux/prandom.h>
 #include <linux/sched/signal.h>
 #include <linux/swap.h>
 #include <linux/swapops.h>
@@ -524,6 +525,265 @@ static void unmerge_signal_mid_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge_ref_range", "0"), 1);
 	KUNIT_EXPECT_MEMEQ_MSG(test, rr, rc, sizeof(*rr), "C range walk");
 #endif
+}
+
+/*
+ * A random layout: for each of the K_PMDS ranges, no table, an empty table,
+ * a PMD THP, or a table whose pages are, at a random density, none, a clean
+ * zero page, an anonymous page with data or a KSM zero page; and the
+ * unshare fault (none, or the Nth) as which a signal arrives.
+ */
+enum r_page { R_NONE, R_ZERO, R_ANON, R_KSM_ZERO };
+enum r_pmd { R_TABLE, R_NO_TABLE, R_EMPTY_TABLE, R_THP };
+
+struct random_layout {
+	u8 page[K_PAGES];
+	u8 pmd[K_PMDS];
+	unsigned int nr_ksm;
+	int signal_after;
+};
+
+static void random_layout(struct rnd_state *rs, struct random_layout *l)
+{
+	unsigned int p, i;
+
+	memset(l, 0, sizeof(*l));
+	for (p = 0; p < K_PMDS; p++) {
+		/* density in 1/1024: a page in a table, a run, every page */
+		static const u32 densities[] = { 1, 8, 64, 512, 1024 };
+		u32 density = densities[prandom_u32_state(rs) % ARRAY_SIZE(densities)];
+		u32 ksm_share = prandom_u32_state(rs) % 1025;
+
+		l->pmd[p] = prandom_u32_state(rs) % 8;
+		if (l->pmd[p] > R_THP)
+			l->pmd[p] = R_TABLE;
+		if (l->pmd[p] != R_TABLE)
+			continue;
+		for (i = 0; i < PTRS_PER_PTE; i++) {
+			u8 *pg = &l->page[PG(p, i)];
+
+			if (prandom_u32_state(rs) % 1024 >= density)
+				continue;
+			if (prandom_u32_state(rs) % 1024 < ksm_share) {
+				*pg = R_KSM_ZERO;
+				l->nr_ksm++;
+			} else {
+				*pg = prandom_u32_state(rs) % 2 ? R_ANON : R_ZERO;
+			}
+		}
+		/* at least one page: a table with none is R_EMPTY_TABLE's */
+		if (!memchr_inv(&l->page[PG(p, 0)], R_NONE, PTRS_PER_PTE))
+			l->page[PG(p, prandom_u32_state(rs) % PTRS_PER_PTE)] = R_ANON;
+	}
+	if (l->nr_ksm && prandom_u32_state(rs) % 3 == 0)
+		l->signal_after = 1 + prandom_u32_state(rs) % l->nr_ksm;
+}
+
+/*
+ * The edges a random layout rarely meets, made on purpose: the signal as the
+ * last KSM page is broken, with that page at the range's last address (6.12
+ * has no address left to check the signal at: 0) or followed by PMD ranges
+ * without a table (6.12 checks at each of their addresses: -ERESTARTSYS).
+ */
+static void edge_layout(struct rnd_state *rs, struct random_layout *l, bool at_end)
+{
+	unsigned int i, last = at_end ? K_PAGES - 1 : PG(K_PMDS - 1, 0) - 1;
+
+	random_layout(rs, l);
+	if (!at_end) {
+		l->pmd[K_PMDS - 1] = R_NO_TABLE;
+		memset(&l->page[PG(K_PMDS - 1, 0)], R_NONE, PTRS_PER_PTE);
+	}
+	/* the page at @last is in a table of pages (others of it may be none) */
+	if (l->pmd[last / PTRS_PER_PTE] != R_TABLE) {
+		l->pmd[last / PTRS_PER_PTE] = R_TABLE;
+		memset(&l->page[last - last % PTRS_PER_PTE], R_NONE, PTRS_PER_PTE);
+	}
+	l->page[last] = R_KSM_ZERO;
+	l->nr_ksm = 0;
+	for (i = 0; i < K_PAGES; i++)
+		l->nr_ksm += l->page[i] == R_KSM_ZERO;
+	l->signal_after = l->nr_ksm;
+}
+
+/* What 6.12's loop returns for @l: whether an address follows the signal's KSM page. */
+static int random_expected_ret(const struct random_layout *l)
+{
+	unsigned int i, seen = 0;
+
+	if (!l->signal_after)
+		return 0;
+	for (i = 0; i < K_PAGES; i++)
+		if (l->page[i] == R_KSM_ZERO && ++seen == l->signal_after)
+			break;
+	return i == K_PAGES - 1 ? 0 : -ERESTARTSYS;
+}
+
+/* The data byte of the anonymous page at index @i of a random layout. */
+static u8 random_data(unsigned int i)
+{
+	return 0x20 + i % 0x5f;
+}
+
+/* @l built in a VMA of K_LEN at @base (PUD_SIZE - 2 PMD aligned, as build_layout()'s). */
+static void build_random(struct kunit *test, unsigned long base, const struct random_layout *l)
+{
+	struct ksm_ctx *c = test->priv;
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct thp_knobs k;
+	unsigned int p, i;
+	u8 v;
+
+	map_at(test, base, K_LEN);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, K_LEN, MADV_MERGEABLE), 0);
+	/*
+	 * The PTE tables first, empty (pt_reclaim is off: a zapped table
+	 * stays): a KSM zero page goes into a none entry of an existing table.
+	 */
+	for (p = 0; p < K_PMDS; p++) {
+		unsigned long start = base + p * PMD_SIZE;
+
+		if (l->pmd[p] != R_TABLE && l->pmd[p] != R_EMPTY_TABLE)
+			continue;
+		KUNIT_ASSERT_EQ(test, write_byte(start, 1), 0);
+		KUNIT_ASSERT_EQ(test, do_madvise(mm, start, PAGE_SIZE, MADV_DONTNEED), 0);
+	}
+	for (i = 0; i < K_PAGES; i++) {
+		unsigned long addr = base + i * PAGE_SIZE;
+
+		if (l->page[i] == R_ANON)
+			KUNIT_ASSERT_EQ(test, write_byte(addr, random_data(i)), 0);
+		else if (l->page[i] == R_ZERO)
+			KUNIT_ASSERT_EQ(test, read_byte(addr, &v), 0);
+	}
+	k.tpf = c->saved.tpf;
+	mm_rs_knobs_only(&k, HPAGE_PMD_ORDER, KNOB_ALWAYS);
+	mm_rs_knobs_set(&k);
+	for (p = 0, i = 0; p < K_PMDS && !i; p++)
+		if (l->pmd[p] == R_THP)
+			i = write_byte(base + p * PMD_SIZE, 0x7f);
+	mm_rs_knobs_only(&k, 0, KNOB_NEVER);
+	mm_rs_knobs_set(&k);
+	KUNIT_ASSERT_EQ(test, i, 0);
+	mmap_write_lock(mm);
+	vma = vma_lookup(mm, base);
+	for (i = 0; i < K_PAGES; i++)
+		if (l->page[i] == R_KSM_ZERO)
+			place_ksm_zero(test, vma, base + i * PAGE_SIZE);
+	mmap_write_unlock(mm);
+}
+
+/* What a random layout's unmerge ends in, compared byte for byte. */
+struct random_result {
+	int ret, unshare_faults, unlocked_faults;
+	long ksm_zero_mm, anon;
+	u8 kinds[K_PAGES];
+	u8 data[K_PAGES];
+	int rust_calls;
+};
+
+static void unmerge_random(struct kunit *test, unsigned long base, const struct random_layout *l,
+			   bool rust, struct random_result *r)
+{
+	struct mm_rs_probe *probe = mm_rs_probe(test, "mm_rs_unmerge_ksm_pages");
+	struct mm_struct *mm = current->mm;
+	long m0 = atomic_long_read(&mm->ksm_zero_pages);
+	long a0 = mm_rs_anon_pages(mm);
+	struct fault_watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->mm = mm;
+	w->signal_after = l->signal_after;
+	w->kp.symbol_name = "handle_mm_fault";
+	w->kp.pre_handler = fault_watch_pre;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&w->kp), 0);
+	set_rust(test, rust);
+	mm_rs_probe_hits(probe);
+	r->ret = do_madvise(mm, base, K_LEN, MADV_UNMERGEABLE);
+	clear_tsk_thread_flag(current, TIF_SIGPENDING);
+	r->rust_calls = mm_rs_probe_hits(probe);
+	unregister_kprobe(&w->kp);
+	r->unshare_faults = atomic_read(&w->faults);
+	r->unlocked_faults = atomic_read(&w->unlocked);
+	mmap_read_lock(mm);
+	read_kinds(test, vma_lookup(mm, base), base, r->kinds);
+	mmap_read_unlock(mm);
+	r->ksm_zero_mm = atomic_long_read(&mm->ksm_zero_pages) - m0;
+	r->anon = mm_rs_anon_pages(mm) - a0;
+	for (i = 0; i < K_PAGES; i++)
+		if (l->page[i] != R_NONE)
+			KUNIT_ASSERT_EQ(test, read_byte(base + i * PAGE_SIZE, &r->data[i]), 0);
+	KUNIT_ASSERT_EQ(test, vm_munmap(base, K_LEN), 0);
+}
+
+#define RANDOM_LAYOUTS	24
+
+/*
+ * Seeded random layouts (mm_rs_kunit.seed changes them), each built twice
+ * and unmerged by 6.12's C loop and by Rust: the same return, unshare
+ * faults, page tables, contents and counters, case by case. Without a
+ * signal every KSM zero page is broken and nothing else changes; with one
+ * raised as the Nth unshare fault starts, both stop before the (N+1)th KSM
+ * page, wherever it is, with -ERESTARTSYS if an address of the range follows
+ * the Nth (edge_layout() makes the two edges).
+ */
+static void unmerge_random_same_as_c(struct kunit *test)
+{
+	struct random_layout *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	struct random_result *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	struct random_result *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
+	unsigned int n, i, signalled = 0, thps = 0;
+	struct rnd_state rs;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	prandom_seed_state(&rs, mm_rs_kunit_seed(test, 0x6b736d72));
+	for (n = 0; n < RANDOM_LAYOUTS; n++) {
+		unsigned long base = 8 * PUD_SIZE - 2 * PMD_SIZE;
+		unsigned int left = 0;
+
+		/* every sixth an edge, at the end of the range or before holes */
+		if (n % 6 == 4 || n % 6 == 5)
+			edge_layout(&rs, l, n % 6 == 5);
+		else
+			random_layout(&rs, l);
+		memset(rc, 0, sizeof(*rc));
+		memset(rr, 0, sizeof(*rr));
+		build_random(test, base, l);
+		unmerge_random(test, base, l, false, rc);
+		build_random(test, base, l);
+		unmerge_random(test, base, l, true, rr);
+
+		KUNIT_EXPECT_EQ_MSG(test, rc->rust_calls, 0, "layout %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, rr->rust_calls, 1, "layout %u", n);
+		rr->rust_calls = rc->rust_calls;
+		KUNIT_EXPECT_MEMEQ_MSG(test, rr, rc, sizeof(*rr), "layout %u (signal after %d of %u)",
+				       n, l->signal_after, l->nr_ksm);
+		/* 6.12's promise, on C's result */
+		for (i = 0; i < K_PAGES; i++)
+			left += rc->kinds[i] == K_KSM_ZERO;
+		KUNIT_EXPECT_EQ_MSG(test, rc->ret, random_expected_ret(l), "layout %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, rc->unshare_faults,
+				    l->signal_after ?: l->nr_ksm, "layout %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, left, l->nr_ksm - (l->signal_after ?: l->nr_ksm),
+				    "layout %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, rc->unlocked_faults, 0, "layout %u", n);
+		for (i = 0; i < K_PAGES; i++) {
+			if (l->page[i] == R_ANON)
+				KUNIT_EXPECT_EQ_MSG(test, rc->data[i], random_data(i), "layout %u page %u",
+						    n, i);
+			else if (l->page[i] != R_NONE)
+				KUNIT_EXPECT_EQ_MSG(test, rc->data[i], 0, "layout %u page %u", n, i);
+		}
+		signalled += !!l->signal_after;
+		for (i = 0; i < K_PMDS; i++)
+			thps += l->pmd[i] == R_THP;
+	}
+	kunit_info(test, "%u layouts, %u with a signal mid-unmerge, %u THPs", RANDOM_LAYOUTS,
+		   signalled, thps);
 }
 
 /* What a count of the walk should find: the non-none entries of the layout. */
@@ -1381,6 +1641,7 @@ static struct kunit_case ksm_cases[] = {
 	KUNIT_CASE(unmerge_signal_mid_table),
 	KUNIT_CASE(unmerge_fault_fails),
 	KUNIT_CASE(switch_both_ways),
+	KUNIT_CASE(unmerge_random_same_as_c),
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
 	KUNIT_CASE(unmerge_ref_same_as_c),
 #endif
