@@ -684,9 +684,8 @@ struct random_result {
 };
 
 static void unmerge_random(struct kunit *test, unsigned long base, const struct random_layout *l,
-			   bool rust, struct random_result *r)
+			   bool rust, struct mm_rs_probe *probe, struct random_result *r)
 {
-	struct mm_rs_probe *probe = mm_rs_probe(test, "mm_rs_unmerge_ksm_pages");
 	struct mm_struct *mm = current->mm;
 	long m0 = atomic_long_read(&mm->ksm_zero_pages);
 	long a0 = mm_rs_anon_pages(mm);
@@ -734,6 +733,7 @@ static void unmerge_random_same_as_c(struct kunit *test)
 	struct random_layout *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 	struct random_result *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
 	struct random_result *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
+	struct mm_rs_probe *probe = mm_rs_probe(test, "mm_rs_unmerge_ksm_pages");
 	unsigned int n, i, signalled = 0, thps = 0;
 	struct rnd_state rs;
 
@@ -753,9 +753,9 @@ static void unmerge_random_same_as_c(struct kunit *test)
 		memset(rc, 0, sizeof(*rc));
 		memset(rr, 0, sizeof(*rr));
 		build_random(test, base, l);
-		unmerge_random(test, base, l, false, rc);
+		unmerge_random(test, base, l, false, probe, rc);
 		build_random(test, base, l);
-		unmerge_random(test, base, l, true, rr);
+		unmerge_random(test, base, l, true, probe, rr);
 
 		KUNIT_EXPECT_EQ_MSG(test, rc->rust_calls, 0, "layout %u", n);
 		KUNIT_EXPECT_EQ_MSG(test, rr->rust_calls, 1, "layout %u", n);

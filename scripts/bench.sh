@@ -35,13 +35,20 @@ PROGS_METER=bench:anon:3
 # MMRS_BENCH_UPDATE=WHY: measure again only MMRS_BENCH_PROGS1 (say, bench:policy:2 after a change
 # to the order policies), in the one-vCPU boot, and replace just those figures in
 # docs/bench/ARCH.json; docs/benchmarks.md then says what was measured again, when and why.
+# With MMRS_BENCH_METER_ONLY=1 instead of MMRS_BENCH_PROGS1, only the boot
+# under the mmrs-meter plugin runs again (its "anon_meter" figures replaced).
 update=${MMRS_BENCH_UPDATE:-}
 if [ -n "$update" ]; then
-	[ -n "${MMRS_BENCH_PROGS1:-}" ] || { echo "bench.sh: MMRS_BENCH_UPDATE needs MMRS_BENCH_PROGS1" >&2; exit 2; }
 	[ -f "$REPO/docs/bench/$arch.json" ] || { echo "bench.sh: no docs/bench/$arch.json to update; run make bench" >&2; exit 2; }
 	PROGS4=
-	PROGS_METER=
 	MMRS_BENCH_NO_CLANG14=1
+	if [ -n "${MMRS_BENCH_METER_ONLY:-}" ]; then
+		PROGS1=
+	else
+		[ -n "${MMRS_BENCH_PROGS1:-}" ] ||
+			{ echo "bench.sh: MMRS_BENCH_UPDATE needs MMRS_BENCH_PROGS1 or MMRS_BENCH_METER_ONLY=1" >&2; exit 2; }
+		PROGS_METER=
+	fi
 fi
 
 echo "bench: building the $arch test kernel and userspace"
@@ -71,6 +78,8 @@ if [ -n "$PROGS_METER" ]; then
 	MMRS_SMP=1 MMRS_APPEND="norandmaps " MMRS_LOG="$log.metered" "$REPO/scripts/boot.sh" "$arch" test "$PROGS_METER" 7200 \
 		-icount shift=0,sleep=off -plugin "$REPO/build/qemu-plugin/libmmrs-meter.so,log=$log.meter,mode=insn"
 	python3 "$REPO/scripts/meter-pair.py" "$log.metered" "$log.meter" anon anon_meter >> "$log"
+	# its console too, for bench.py's verdict (its own data lines are the paired ones above)
+	grep -v '^mmrs-data ' "$log.metered" >> "$log"
 fi
 # The compiler reference: the same kernel built with clang 14 and no helper
 # inlining, so that a compiler change is not taken for a Rust gain.
@@ -88,8 +97,13 @@ if [ -n "$PROGS4" ]; then
 	cat "$log.smp4" >> "$log"
 fi
 if [ -n "$update" ]; then
-	exec python3 "$REPO/scripts/bench.py" --update "$arch" "$log" "$REPO/docs/benchmarks.md" "$PROGS1" \
-		"MMRS_BENCH_PROGS1=$PROGS1 MMRS_BENCH_UPDATE=... make bench ARCH=$arch" "$update"
+	if [ -n "$PROGS1" ]; then
+		cmd="MMRS_BENCH_PROGS1=$PROGS1 MMRS_BENCH_UPDATE=... make bench ARCH=$arch"
+	else
+		cmd="MMRS_BENCH_METER_ONLY=1 MMRS_BENCH_UPDATE=... make bench ARCH=$arch"
+	fi
+	exec python3 "$REPO/scripts/bench.py" --update "$arch" "$log" "$REPO/docs/benchmarks.md" \
+		"${PROGS1:-$PROGS_METER (under the mmrs-meter plugin)}" "$cmd" "$update"
 fi
 python3 "$REPO/scripts/bench.py" "$arch" "$log" "$REPO/build/results/bench-$arch.json" \
 	"$REPO/docs/benchmarks.md" "$PROGS1 (one vCPU); $PROGS4 (four vCPUs)"
