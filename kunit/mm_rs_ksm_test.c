@@ -629,13 +629,15 @@ static u8 random_data(unsigned int i)
 static void build_random(struct kunit *test, unsigned long base, const struct random_layout *l)
 {
 	struct ksm_ctx *c = test->priv;
-	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
+	struct mm_struct *mm;
 	struct thp_knobs k;
 	unsigned int p, i;
 	u8 v;
 
 	map_at(test, base, K_LEN);
+	/* kunit_vm_mmap() gives the test task its mm on first use */
+	mm = current->mm;
 	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, K_LEN, MADV_MERGEABLE), 0);
 	/*
 	 * The PTE tables first, empty (pt_reclaim is off: a zapped table
