@@ -13,7 +13,8 @@
 # - stress-ng exits 0 and trinity is stopped by timeout(1) at SECONDS_EACH
 #   (status 124, the plan), or ends by itself: passed;
 # - stress-ng exits 2 or 3 (a stressor failed, or lacked a resource), the
-#   bigheap stress-ng beside it fails, stress-ng exits 0 but reports a
+#   bigheap or the madvise stress-ng beside it fails (madvise must run
+#   without CAP_SYS_ADMIN: with it the fake dies as the real one did), stress-ng exits 0 but reports a
 #   verification failure or a failed stressor, trinity dies (a segfault,
 #   139) or exits 1: failed.
 # Used by make lint.
@@ -35,10 +36,20 @@ case " $* " in
 	[ "${FAKE_BIGHEAP_RC:-0}" = 0 ] &&
 		echo "stress-ng: info:  [201] passed: 1: bigheap (1)"
 	exit "${FAKE_BIGHEAP_RC:-0}" ;;
+*" --madvise "*)
+	echo "stress-ng: info:  [202] dispatching hogs: 1 madvise"
+	# as root with CAP_SYS_ADMIN it would poison its own pages and die of SIGBUS
+	case " ${SETPRIV_ARGS:-} " in
+	*" --bounding-set=-sys_admin "*) ;;
+	*) echo "stress-ng: debug: [202] madvise: terminated on signal: 7 (SIGBUS)"; exit 2 ;;
+	esac
+	[ "${FAKE_MADVISE_RC:-0}" = 0 ] &&
+		echo "stress-ng: info:  [202] passed: 1: madvise (1)"
+	exit "${FAKE_MADVISE_RC:-0}" ;;
 esac
-echo "stress-ng: info:  [200] dispatching hogs: 2 vm, 1 mmap, 1 madvise"
+echo "stress-ng: info:  [200] dispatching hogs: 2 vm, 1 mmap"
 [ -n "${FAKE_STRESS_LINE:-}" ] && echo "$FAKE_STRESS_LINE"
-echo "stress-ng: info:  [200] passed: 13: vm (2) mmap (1) madvise (1)"
+echo "stress-ng: info:  [200] passed: 12: vm (2) mmap (1)"
 echo "stress-ng: info:  [200] failed: 0"
 echo "stress-ng: info:  [200] successful run completed in 1.02s"
 exit "${FAKE_STRESS_RC:-0}"
@@ -53,10 +64,11 @@ segv) kill -SEGV $$ ;;
 *) exit "$FAKE_TRINITY" ;;
 esac
 EOF
-# setpriv ... -- CMD: CMD, as this user
+# setpriv ... -- CMD: CMD, as this user, its options in SETPRIV_ARGS
 cat > "$tmp/bin/setpriv" <<'EOF'
 #!/bin/bash
-while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
+export SETPRIV_ARGS=""
+while [ $# -gt 0 ] && [ "$1" != -- ]; do SETPRIV_ARGS="$SETPRIV_ARGS $1"; shift; done
 shift
 exec "$@"
 EOF
@@ -100,6 +112,7 @@ check "trinity ends by itself" passed FAKE_TRINITY=end
 check "stress-ng exits 2" failed FAKE_STRESS_RC=2
 check "stress-ng exits 3" failed FAKE_STRESS_RC=3
 check "bigheap beside it exits 2" failed FAKE_BIGHEAP_RC=2
+check "madvise beside it (without CAP_SYS_ADMIN) exits 2" failed FAKE_MADVISE_RC=2
 check "a verification failure, exit 0" failed \
 	"FAKE_STRESS_LINE=stress-ng: fail:  [204] vm: verification failed on page 0x7f3a1000"
 check "a failed stressor counted, exit 0" failed \
@@ -107,5 +120,5 @@ check "a failed stressor counted, exit 0" failed \
 check "trinity segfaults" failed FAKE_TRINITY=segv
 check "trinity exits 1" failed FAKE_TRINITY=1
 
-[ $rc = 0 ] && echo "workload-verdict-test: ok (9 cases)"
+[ $rc = 0 ] && echo "workload-verdict-test: ok (10 cases)"
 exit $rc
