@@ -321,6 +321,42 @@ static int fault_watch_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/* What watched_unmerge() saw of one MADV_UNMERGEABLE. */
+struct watched {
+	int ret, rust_calls, unshare_faults, unlocked_faults;
+};
+
+/*
+ * MADV_UNMERGEABLE over K_LEN at @base, by Rust or by 6.12's C loop, with a
+ * signal pending from the start (@signal) or raised as the @signal_after-th
+ * unshare fault starts (0: none), under a fault_watch; @probe counts the
+ * calls of the Rust path.
+ */
+static void watched_unmerge(struct kunit *test, unsigned long base, bool rust, bool signal,
+			    int signal_after, struct mm_rs_probe *probe, struct watched *out)
+{
+	struct fault_watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct mm_struct *mm = current->mm;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->mm = mm;
+	w->signal_after = signal_after;
+	w->kp.symbol_name = "handle_mm_fault";
+	w->kp.pre_handler = fault_watch_pre;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&w->kp), 0);
+	set_rust(test, rust);
+	mm_rs_probe_hits(probe);
+	if (signal)
+		set_tsk_thread_flag(current, TIF_SIGPENDING);
+	out->ret = do_madvise(mm, base, K_LEN, MADV_UNMERGEABLE);
+	if (signal || signal_after)
+		clear_tsk_thread_flag(current, TIF_SIGPENDING);
+	out->rust_calls = mm_rs_probe_hits(probe);
+	unregister_kprobe(&w->kp);
+	out->unshare_faults = atomic_read(&w->faults);
+	out->unlocked_faults = atomic_read(&w->unlocked);
+}
+
 /* MADV_UNMERGEABLE over the layout at @base, optionally with a signal pending. */
 static void unmerge(struct kunit *test, unsigned long base, bool rust, bool signal,
 		    struct unmerge_result *r)
@@ -332,27 +368,14 @@ static void unmerge(struct kunit *test, unsigned long base, bool rust, bool sign
 	long a0 = mm_rs_anon_pages(mm);
 	struct vm_area_struct *vma;
 	unsigned int i, n = 0;
+	struct watched wd;
 	pmd_t *pmd;
 
-	struct fault_watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, w);
-	w->mm = mm;
-	w->signal_after = next_signal_after;
-	w->kp.symbol_name = "handle_mm_fault";
-	w->kp.pre_handler = fault_watch_pre;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&w->kp), 0);
-	set_rust(test, rust);
-	mm_rs_probe_hits(probe);
-	if (signal)
-		set_tsk_thread_flag(current, TIF_SIGPENDING);
-	r->ret = do_madvise(mm, base, K_LEN, MADV_UNMERGEABLE);
-	if (signal || w->signal_after)
-		clear_tsk_thread_flag(current, TIF_SIGPENDING);
-	r->rust_calls = mm_rs_probe_hits(probe);
-	unregister_kprobe(&w->kp);
-	r->unshare_faults = atomic_read(&w->faults);
-	r->unlocked_faults = atomic_read(&w->unlocked);
+	watched_unmerge(test, base, rust, signal, next_signal_after, probe, &wd);
+	r->ret = wd.ret;
+	r->rust_calls = wd.rust_calls;
+	r->unshare_faults = wd.unshare_faults;
+	r->unlocked_faults = wd.unlocked_faults;
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, base);
 	KUNIT_ASSERT_NOT_NULL(test, vma);
@@ -692,26 +715,17 @@ static void unmerge_random(struct kunit *test, unsigned long base, const struct 
 	struct mm_struct *mm = current->mm;
 	long m0 = atomic_long_read(&mm->ksm_zero_pages);
 	long a0 = mm_rs_anon_pages(mm);
-	struct fault_watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct watched wd;
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, w);
-	w->mm = mm;
-	w->signal_after = l->signal_after;
-	w->kp.symbol_name = "handle_mm_fault";
-	w->kp.pre_handler = fault_watch_pre;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&w->kp), 0);
 	mmap_read_lock(mm);
 	r->anon_vma = !!vma_lookup(mm, base)->anon_vma;
 	mmap_read_unlock(mm);
-	set_rust(test, rust);
-	mm_rs_probe_hits(probe);
-	r->ret = do_madvise(mm, base, K_LEN, MADV_UNMERGEABLE);
-	clear_tsk_thread_flag(current, TIF_SIGPENDING);
-	r->rust_calls = mm_rs_probe_hits(probe);
-	unregister_kprobe(&w->kp);
-	r->unshare_faults = atomic_read(&w->faults);
-	r->unlocked_faults = atomic_read(&w->unlocked);
+	watched_unmerge(test, base, rust, false, l->signal_after, probe, &wd);
+	r->ret = wd.ret;
+	r->rust_calls = wd.rust_calls;
+	r->unshare_faults = wd.unshare_faults;
+	r->unlocked_faults = wd.unlocked_faults;
 	mmap_read_lock(mm);
 	read_kinds(test, vma_lookup(mm, base), base, r->kinds);
 	mmap_read_unlock(mm);
