@@ -751,13 +751,16 @@ static void expect_random_same(struct kunit *test, unsigned int n, const struct 
 	KUNIT_FAIL(test, "layout %u (signal after %d of %u KSM pages): Rust differs from C",
 		   n, l->signal_after, l->nr_ksm);
 	KUNIT_EXPECT_EQ_MSG(test, rr->ret, rc->ret, "layout %u: return", n);
-	KUNIT_EXPECT_EQ_MSG(test, rr->unshare_faults, rc->unshare_faults, "layout %u: unshare faults", n);
-	KUNIT_EXPECT_EQ_MSG(test, rr->unlocked_faults, rc->unlocked_faults, "layout %u: unlocked", n);
+	KUNIT_EXPECT_EQ_MSG(test, rr->unshare_faults, rc->unshare_faults,
+			    "layout %u: unshare faults", n);
+	KUNIT_EXPECT_EQ_MSG(test, rr->unlocked_faults, rc->unlocked_faults,
+			    "layout %u: unlocked", n);
 	KUNIT_EXPECT_EQ_MSG(test, rr->ksm_zero_mm, rc->ksm_zero_mm, "layout %u: ksm_zero_pages", n);
 	KUNIT_EXPECT_EQ_MSG(test, rr->anon, rc->anon, "layout %u: anonymous pages", n);
 	for (i = 0; i < K_PAGES; i++) {
 		if (rr->kinds[i] != rc->kinds[i] || rr->data[i] != rc->data[i]) {
-			KUNIT_FAIL(test, "layout %u: page %u: kind %u data %#x, C's kind %u data %#x",
+			KUNIT_FAIL(test,
+				   "layout %u: page %u: kind %u data %#x, C's kind %u data %#x",
 				   n, i, rr->kinds[i], rr->data[i], rc->kinds[i], rc->data[i]);
 			break;
 		}
@@ -819,10 +822,11 @@ static void unmerge_random_same_as_c(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, rc->unlocked_faults, 0, "layout %u", n);
 		for (i = 0; i < K_PAGES; i++) {
 			if (l->page[i] == R_ANON)
-				KUNIT_EXPECT_EQ_MSG(test, rc->data[i], random_data(i), "layout %u page %u",
-						    n, i);
+				KUNIT_EXPECT_EQ_MSG(test, rc->data[i], random_data(i),
+						    "layout %u page %u", n, i);
 			else if (l->page[i] != R_NONE)
-				KUNIT_EXPECT_EQ_MSG(test, rc->data[i], 0, "layout %u page %u", n, i);
+				KUNIT_EXPECT_EQ_MSG(test, rc->data[i], 0,
+						    "layout %u page %u", n, i);
 		}
 		signalled += !!l->signal_after;
 		for (i = 0; i < K_PMDS; i++)
