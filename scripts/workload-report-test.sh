@@ -116,5 +116,19 @@ echo failed > "$t/h.verdict"
 cp "$D/hugetlb.log" "$t/hh.log"
 echo failed > "$t/hh.verdict"
 refuse "a hugetlb log whose verdict failed" --hugetlb "k=$t/hh.log" "$D/bench-arm64.log"
+# textfolios.py's count of what the TLB model can credit: aligned 64K blocks
+# (16 pages) cached at 16 consecutive PFNs from a multiple of 16, nothing else
+python3 - "$REPO/userspace/rootfs/guest/textfolios.py" <<'PY' || fail "textfolios.py's contiguous blocks are miscounted"
+import runpy, sys
+c = runpy.run_path(sys.argv[1], run_name="textfolios_test")["contig_bytes"]
+run = {16 + j: 4096 + j for j in range(16)}                 # block 1 at PFN 4096: counted
+assert c(run, 16, 4096) == 65536, c(run, 16, 4096)
+assert c({16 + j: 4097 + j for j in range(16)}, 16, 4096) == 0  # PFNs not 16-aligned
+gap = dict(run); del gap[20]
+assert c(gap, 16, 4096) == 0                                # a page not cached
+swap = dict(run); swap[20], swap[21] = swap[21], swap[20]
+assert c(swap, 16, 4096) == 0                               # two pages out of order
+assert c({**run, **{48 + j: 8192 + j for j in range(16)}}, 16, 4096) == 131072
+PY
 [ $rc = 0 ] && echo "workload-report-test: ok"
 exit $rc

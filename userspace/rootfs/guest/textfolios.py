@@ -55,6 +55,18 @@ def text_ranges(path):
     return out
 
 
+def contig_bytes(pfns, blk, page):
+    """Bytes of the aligned blocks of BLK file pages whose pages are all cached (PFNS: file
+    page number -> PFN) at BLK consecutive PFNs from a multiple of BLK."""
+    contig = 0
+    for first in {n - n % blk for n in pfns}:
+        pfn = pfns.get(first)
+        if pfn is not None and pfn % blk == 0 and \
+                all(pfns.get(first + j) == pfn + j for j in range(blk)):
+            contig += blk * page
+    return contig
+
+
 def main():
     label, path = sys.argv[1], sys.argv[2]
     libc = ctypes.CDLL(None, use_errno=True)
@@ -111,13 +123,7 @@ def main():
             if folio_of(ent & ((1 << 55) - 1)) * PAGE >= 65536:
                 large += PAGE
         libc.munmap(addr, length)
-    blk = 65536 // PAGE
-    contig = 0
-    for first in {n - n % blk for n in pfns}:
-        pfn = pfns.get(first)
-        if pfn is not None and pfn % blk == 0 and \
-                all(pfns.get(first + j) == pfn + j for j in range(blk)):
-            contig += blk * PAGE
+    contig = contig_bytes(pfns, 65536 // PAGE, PAGE)
     print(f"mmrs-data textfolios {label} file={path} text_kb={text // 1024} "
           f"cached_kb={cached // 1024} large_kb={large // 1024} contig_kb={contig // 1024}")
     print(f"  {path}: text {text // 1024} kB, {cached // 1024} kB cached, "
@@ -125,4 +131,5 @@ def main():
           f"({100 * large / cached if cached else 0:.1f}%)")
 
 
-main()
+if __name__ == "__main__":
+    main()
