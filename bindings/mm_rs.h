@@ -574,6 +574,8 @@ enum mm_rs_race {
 	MM_RS_RACE_UNDERUSED_SPLIT,
 	/* the Rust range walk: a PMD read as a table, the table not mapped yet */
 	MM_RS_RACE_WALK_PMD,
+	/* migrate_pages_batch(): the batch's folios locked and unmapped, not moved */
+	MM_RS_RACE_MIGRATE_UNMAPPED,
 };
 
 #ifdef CONFIG_MM_RS_KUNIT_TEST

@@ -9,6 +9,8 @@
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/highmem.h>
+#include <linux/jhash.h>
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
@@ -1488,6 +1490,376 @@ static void forced_write_readonly_vma(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, prot[1], prot[0]);
 }
 
+/*
+ * Seeded random differential of the whole fault (mm_rs_kunit.seed changes
+ * the cases): each case is built twice, in two fresh mappings, and faulted
+ * once on 6.12's C path and once on a Rust path. The inputs are the ones the
+ * order decision and the install read: the VMA's ends inside the PMD range,
+ * a PTE table or none, pages mapped before (with data, the zero page, a
+ * uffd-wp marker), the mTHP knobs and the global mode, VM_HUGEPAGE,
+ * VM_NOHUGEPAGE, MMF_DISABLE_THP, userfaultfd (missing, wp) and an unstable
+ * mm; then INSTALL_FAULTS read or write faults, some at the VMA's first or
+ * last page, some next to the last fault. Both must leave every entry of the
+ * PMD range alike (kind, bits, folio order and index, reference and map
+ * counts, data), with the same returns, MM_ANONPAGES and mTHP statistics.
+ */
+#define INSTALL_CASES	64
+#define INSTALL_FAULTS	4
+#define INSTALL_PRE	6
+
+enum install_pre { PRE_WRITE, PRE_READ, PRE_MARKER };
+
+struct install_case {
+	unsigned int head, tail;	/* pages unmapped at each end of the PMD range */
+	bool table;			/* a PTE table made before anything is mapped */
+	unsigned int nr_pre;
+	u8 pre[INSTALL_PRE];		/* enum install_pre */
+	unsigned int pre_idx[INSTALL_PRE];
+	struct thp_knobs knobs;
+	bool hugepage, nohugepage, disable_thp, uffd_wp, uffd_missing, unstable;
+	unsigned int idx[INSTALL_FAULTS];
+	bool write[INSTALL_FAULTS];
+	struct mm_rs_paths paths;	/* the Rust run's */
+};
+
+/* What a run left behind, compared byte for byte. */
+struct install_result {
+	vm_fault_t ret[INSTALL_FAULTS];
+	long anon_pages;
+	unsigned long stats[PMD_ORDER][3];	/* alloc, fallback, fallback_charge */
+	bool table;
+	u32 entry[PTRS_PER_PTE];		/* install_entry() */
+	u32 refs[PTRS_PER_PTE], maps[PTRS_PER_PTE];
+};
+
+/* The kinds of install_entry(), in its bits 0-2. */
+enum { E_NONE, E_MARKER, E_SWAP, E_ZERO, E_FOLIO };
+
+static const enum mthp_stat_item install_stat[3] = {
+	MTHP_STAT_ANON_FAULT_ALLOC, MTHP_STAT_ANON_FAULT_FALLBACK,
+	MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE,
+};
+
+static bool uffd_wp_markers(void)
+{
+	return IS_ENABLED(CONFIG_PTE_MARKER_UFFD_WP) && VM_UFFD_WP != VM_NONE;
+}
+
+static unsigned int rnd(struct rnd_state *rs, unsigned int n)
+{
+	return prandom_u32_state(rs) % n;
+}
+
+/* A page of the VMA's part of the PMD range, near @near when it is not -1. */
+static unsigned int install_idx(struct rnd_state *rs, const struct install_case *c, int near)
+{
+	unsigned int first = c->head, last = PTRS_PER_PTE - 1 - c->tail;
+	int i;
+
+	switch (rnd(rs, 8)) {
+	case 0:
+		return first;
+	case 1:
+		return last;
+	default:
+		if (near < 0 || rnd(rs, 2))
+			return first + rnd(rs, last - first + 1);
+		i = near + (int)rnd(rs, 33) - 16;
+		return clamp_t(int, i, first, last);
+	}
+}
+
+static void install_random_case(struct rnd_state *rs, const struct thp_knobs *saved,
+				struct install_case *c)
+{
+	static const struct mm_rs_paths rust_paths[] = {
+		{ .anon_order = true, .anon_fault = false },
+		{ .anon_order = false, .anon_fault = true },
+		{ .anon_order = true, .anon_fault = true },
+	};
+	const unsigned long orders = GENMASK(PMD_ORDER - 1, FIRST_ORDER);
+	unsigned int i;
+	int near;
+
+	memset(c, 0, sizeof(*c));
+	if (!rnd(rs, 3))
+		c->head = 1 + rnd(rs, PTRS_PER_PTE / 2 - 1);
+	if (!rnd(rs, 3))
+		c->tail = 1 + rnd(rs, PTRS_PER_PTE / 2 - 1);
+	c->table = !rnd(rs, 3);
+	/* sparse knobs: a block that does not fit leaves smaller enabled orders to try */
+	c->knobs.always = prandom_u32_state(rs) & prandom_u32_state(rs) & orders;
+	c->knobs.madvise = prandom_u32_state(rs) & prandom_u32_state(rs) & orders;
+	c->knobs.inherit = prandom_u32_state(rs) & prandom_u32_state(rs) & orders;
+	c->knobs.tpf = mm_rs_tpf_with_global(saved->tpf, rnd(rs, 3));
+	c->hugepage = rnd(rs, 2);
+	c->nohugepage = !rnd(rs, 8);
+	c->disable_thp = !rnd(rs, 8);
+	c->uffd_missing = !rnd(rs, 16);
+	c->unstable = !rnd(rs, 16);
+	/* a uffd-wp VMA (markers only there) takes order 0: one case in six */
+	c->uffd_wp = uffd_wp_markers() && !rnd(rs, 6);
+	for (i = 0; i < INSTALL_FAULTS; i++) {
+		c->idx[i] = install_idx(rs, c, i && rnd(rs, 2) ? c->idx[i - 1] : -1);
+		c->write[i] = rnd(rs, 4);
+	}
+	c->nr_pre = rnd(rs, INSTALL_PRE + 1);
+	for (i = 0; i < c->nr_pre; i++) {
+		c->pre[i] = rnd(rs, c->uffd_wp ? 3 : 2);
+		/* most next to a fault, so that they change its block */
+		near = rnd(rs, 4) ? c->idx[rnd(rs, INSTALL_FAULTS)] : -1;
+		c->pre_idx[i] = install_idx(rs, c, near);
+	}
+	c->paths = rust_paths[rnd(rs, ARRAY_SIZE(rust_paths))];
+}
+
+/* Makes the PTE table of @addr in the test mm. */
+static void install_table_at(struct kunit *test, unsigned long addr)
+{
+	struct mm_struct *mm = current->mm;
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd = NULL;
+	bool made = false;
+
+	mmap_read_lock(mm);
+	p4d = p4d_alloc(mm, pgd_offset(mm, addr), addr);
+	pud = p4d ? pud_alloc(mm, p4d, addr) : NULL;
+	if (pud)
+		pmd = pmd_alloc(mm, pud, addr);
+	if (pmd)
+		made = !pte_alloc(mm, pmd);
+	mmap_read_unlock(mm);
+	KUNIT_ASSERT_TRUE(test, made);
+}
+
+/* One entry of the PMD range as install_result keeps it; @ref and @map of its folio. */
+static u32 install_entry(pte_t pte, u32 *ref, u32 *map)
+{
+	struct folio *folio;
+	struct page *page;
+	u32 e, idx;
+	u8 *p;
+
+	if (pte_none(pte))
+		return E_NONE;
+	if (!pte_present(pte))
+		return is_pte_marker(pte) ? E_MARKER | !!pte_marker_uffd_wp(pte) << 6 : E_SWAP;
+	/* the pte_*() tests return a flag's value on some architectures: made bools */
+	e = !!pte_write(pte) << 3 | !!pte_dirty(pte) << 4 | !!pte_young(pte) << 5 |
+	    !!pte_uffd_wp(pte) << 6 | !!mm_rs_pte_cont(pte) << 7 | !!pte_special(pte) << 8;
+	if (is_zero_pfn(pte_pfn(pte)))
+		return e | E_ZERO;
+	page = pfn_to_page(pte_pfn(pte));
+	folio = page_folio(page);
+	idx = folio_page_idx(folio, page);
+	p = kmap_local_page(page);
+	e |= E_FOLIO | folio_order(folio) << 9 | idx << 13 | (u32)p[0] << 22 |
+	     !!memchr_inv(p + 1, 0, PAGE_SIZE - 1) << 30;
+	kunmap_local(p);
+	*ref = folio_ref_count(folio);
+	*map = folio_mapcount(folio);
+	return e;
+}
+
+/* Builds @c in a fresh mapping and faults it on the C path or on @c's Rust path. */
+static void install_run(struct kunit *test, const struct install_case *c, bool rust,
+			pte_t *ptes, struct install_result *r)
+{
+	unsigned long base = mm_rs_map_anon(test, 4 * PMD_SIZE), start, first;
+	struct mm_struct *mm;
+	long anon0;
+	int i, s;
+
+	memset(r, 0, sizeof(*r));
+	KUNIT_ASSERT_NE(test, base, 0);
+	mm = current->mm;
+	start = ALIGN(base, PMD_SIZE) + PMD_SIZE;
+	first = start + c->head * PAGE_SIZE;
+	if (c->head)
+		KUNIT_ASSERT_EQ(test, vm_munmap(start, c->head * PAGE_SIZE), 0);
+	if (c->tail)
+		KUNIT_ASSERT_EQ(test, vm_munmap(start + PMD_SIZE - c->tail * PAGE_SIZE,
+						c->tail * PAGE_SIZE), 0);
+
+	/* what was mapped before: on C, at order 0, the same for both runs */
+	mm_rs_paths_all(false);
+	enable_only(test, 0);
+	if (c->table)
+		install_table_at(test, first);
+	if (c->uffd_wp)
+		vma_flags_at(test, first, VM_UFFD_WP, true);
+	for (i = 0; i < c->nr_pre; i++) {
+		unsigned long addr = start + c->pre_idx[i] * PAGE_SIZE;
+		char v;
+
+		switch (c->pre[i]) {
+		case PRE_WRITE:
+			KUNIT_ASSERT_EQ(test, put_user((char)(0x40 + i), (char __user *)addr), 0);
+			break;
+		case PRE_READ:
+			KUNIT_ASSERT_EQ(test, get_user(v, (char __user *)addr), 0);
+			break;
+		case PRE_MARKER:
+			install_table_at(test, addr);
+			if (!mm_rs_read_ptes(mm, addr, ptes, 1) || pte_none(ptes[0]))
+				set_pte_of(test, addr, make_pte_marker(PTE_MARKER_UFFD_WP));
+			break;
+		}
+	}
+
+	mm_rs_knobs_set(&c->knobs);
+	if (c->hugepage)
+		vma_flags_at(test, first, VM_HUGEPAGE, true);
+	if (c->nohugepage)
+		vma_flags_at(test, first, VM_NOHUGEPAGE, true);
+	if (c->uffd_missing)
+		vma_flags_at(test, first, VM_UFFD_MISSING, true);
+	if (c->disable_thp)
+		set_bit(MMF_DISABLE_THP, &mm->flags);
+	if (c->unstable)
+		set_bit(MMF_UNSTABLE, &mm->flags);
+	if (rust)
+		mm_rs_paths_set(&c->paths);
+	anon0 = mm_rs_anon_pages(mm);
+	for (i = 0; i < PMD_ORDER; i++)
+		for (s = 0; s < ARRAY_SIZE(install_stat); s++)
+			r->stats[i][s] = mm_rs_sum_mthp(i, install_stat[s]);
+
+	for (i = 0; i < INSTALL_FAULTS; i++)
+		r->ret[i] = fault_at(mm, start + c->idx[i] * PAGE_SIZE, c->write[i]);
+
+	r->anon_pages = mm_rs_anon_pages(mm) - anon0;
+	for (i = 0; i < PMD_ORDER; i++)
+		for (s = 0; s < ARRAY_SIZE(install_stat); s++)
+			r->stats[i][s] = mm_rs_sum_mthp(i, install_stat[s]) - r->stats[i][s];
+	mm_rs_paths_all(false);
+	clear_bit(MMF_UNSTABLE, &mm->flags);
+	clear_bit(MMF_DISABLE_THP, &mm->flags);
+	vma_flags_at(test, first, VM_HUGEPAGE | VM_NOHUGEPAGE | VM_UFFD_MISSING | VM_UFFD_WP,
+		     false);
+
+	/* the LRU batches hold references */
+	lru_add_drain_all();
+	r->table = mm_rs_read_ptes(mm, start, ptes, PTRS_PER_PTE);
+	for (i = 0; r->table && i < PTRS_PER_PTE; i++)
+		r->entry[i] = install_entry(ptes[i], &r->refs[i], &r->maps[i]);
+	KUNIT_EXPECT_EQ(test, vm_munmap(base, 4 * PMD_SIZE), 0);
+}
+
+/* Says where the Rust run @rr of case @n first differs from the C run @rc. */
+static void install_differs(struct kunit *test, unsigned int n, const struct install_case *c,
+			    const struct install_result *rc, const struct install_result *rr)
+{
+	int i, s;
+
+	kunit_info(test, "case %u: rust paths order %d fault %d, head %u tail %u table %d, %u pages before",
+		   n, c->paths.anon_order, c->paths.anon_fault, c->head, c->tail, c->table,
+		   c->nr_pre);
+	for (i = 0; i < INSTALL_FAULTS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, rr->ret[i], rc->ret[i], "case %u fault %d at page %u %s",
+				    n, i, c->idx[i], c->write[i] ? "write" : "read");
+	KUNIT_EXPECT_EQ_MSG(test, rr->anon_pages, rc->anon_pages, "case %u", n);
+	for (i = 0; i < PMD_ORDER; i++)
+		for (s = 0; s < ARRAY_SIZE(install_stat); s++)
+			KUNIT_EXPECT_EQ_MSG(test, rr->stats[i][s], rc->stats[i][s],
+					    "case %u: order %d statistic %d", n, i, s);
+	KUNIT_EXPECT_EQ_MSG(test, rr->table, rc->table, "case %u", n);
+	for (i = 0; i < PTRS_PER_PTE; i++) {
+		if (rr->entry[i] == rc->entry[i] && rr->refs[i] == rc->refs[i] &&
+		    rr->maps[i] == rc->maps[i])
+			continue;
+		KUNIT_FAIL(test, "case %u: page %d: entry %#x refs %u maps %u, C's %#x %u %u",
+			   n, i, rr->entry[i], rr->refs[i], rr->maps[i], rc->entry[i],
+			   rc->refs[i], rc->maps[i]);
+		break;
+	}
+}
+
+/* The first INSTALL_REPLAY cases run again, on C, to see the sweep is its seed's. */
+#define INSTALL_REPLAY	4
+
+/* A digest of C's results for the first @n cases from @seed. */
+static u32 install_replay(struct kunit *test, u64 seed, unsigned int n,
+			  struct install_case *c, struct install_result *r, pte_t *ptes)
+{
+	struct anon_fault_ctx *ctx = test->priv;
+	struct rnd_state rs;
+	u32 digest = 0;
+
+	prandom_seed_state(&rs, seed);
+	while (n--) {
+		install_random_case(&rs, &ctx->saved, c);
+		install_run(test, c, false, ptes, r);
+		digest = jhash(r, sizeof(*r), digest);
+	}
+	return digest;
+}
+
+static void install_random_same_as_c(struct kunit *test)
+{
+	struct anon_fault_ctx *ctx = test->priv;
+	struct install_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct install_result *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	struct install_result *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
+	pte_t *ptes = kunit_kcalloc(test, PTRS_PER_PTE, sizeof(*ptes), GFP_KERNEL);
+	unsigned int n, i, large = 0, refused = 0, markers = 0, rust_hits = 0, fallbacks = 0;
+	u64 seed = mm_rs_kunit_seed(test, 0x696e7374);
+	struct entry_probes probes;
+	struct rnd_state rs;
+	u32 digest = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	KUNIT_ASSERT_NOT_NULL(test, ptes);
+	entry_probes_start(test, &probes);
+	prandom_seed_state(&rs, seed);
+	for (n = 0; n < INSTALL_CASES; n++) {
+		install_random_case(&rs, &ctx->saved, c);
+		install_run(test, c, false, ptes, rc);
+		if (n < INSTALL_REPLAY)
+			digest = jhash(rc, sizeof(*rc), digest);
+		/* the C run is C's: no Rust entry point ran */
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_probe_hits(probes.order) +
+				    mm_rs_probe_hits(probes.fault) +
+				    mm_rs_probe_hits(probes.fault_c_order), 0, "case %u", n);
+		install_run(test, c, true, ptes, rr);
+		rust_hits += mm_rs_probe_hits(probes.order) + mm_rs_probe_hits(probes.fault) +
+			     mm_rs_probe_hits(probes.fault_c_order);
+		if (memcmp(rr, rc, sizeof(*rr)))
+			install_differs(test, n, c, rc, rr);
+
+		/* 6.12's promise, on C's result: a fault that returned 0 left its page mapped */
+		for (i = 0; i < INSTALL_FAULTS; i++) {
+			u32 e = rc->entry[c->idx[i]];
+
+			if (rc->ret[i]) {
+				KUNIT_EXPECT_TRUE_MSG(test, c->uffd_missing || c->unstable,
+						      "case %u fault %u: %#x", n, i, rc->ret[i]);
+				refused++;
+				continue;
+			}
+			KUNIT_EXPECT_TRUE_MSG(test, (e & 7) == E_ZERO || (e & 7) == E_FOLIO,
+					      "case %u fault %u: entry %#x", n, i, e);
+		}
+		for (i = 0; i < PTRS_PER_PTE; i++) {
+			large += (rc->entry[i] & 7) == E_FOLIO && (rc->entry[i] >> 9 & 15) &&
+				 !(rc->entry[i] >> 13 & 511);
+			markers += (rc->entry[i] & 7) == E_MARKER;
+		}
+		for (i = 0; i < PMD_ORDER; i++)
+			fallbacks += rc->stats[i][1];
+	}
+	KUNIT_EXPECT_GT(test, rust_hits, 0);
+	KUNIT_EXPECT_GT(test, large, 0);
+	kunit_info(test, "%u cases, %u large folios, %u fallbacks, %u faults refused, %u uffd-wp markers left",
+		   INSTALL_CASES, large, fallbacks, refused, markers);
+	/* The same seed builds the same cases, and another seed other ones. */
+	KUNIT_EXPECT_EQ(test, install_replay(test, seed, INSTALL_REPLAY, c, rc, ptes), digest);
+	KUNIT_EXPECT_NE(test, install_replay(test, seed ^ 1, INSTALL_REPLAY, c, rc, ptes), digest);
+}
+
 static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(fault_state_each_order),
 	KUNIT_CASE(fallback_stats_real_faults),
@@ -1506,6 +1878,7 @@ static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(install_refuses_pmd_folio),
 	KUNIT_CASE(install_refuses_order1),
 	KUNIT_CASE(forced_write_readonly_vma),
+	KUNIT_CASE(install_random_same_as_c),
 	KUNIT_CASE_SLOW(race_same_blocks),
 	{}
 };

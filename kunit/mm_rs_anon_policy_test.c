@@ -936,7 +936,7 @@ static void auto_fail_real_faults(struct kunit *test)
 	policy_alloc_fail_orders = 0;
 	base = aligned_area(test, SZ_8M, block);
 	KUNIT_ASSERT_EQ(test, touch_every(base, SZ_8M, PAGE_SIZE), 0);
-	kunit_info(test, "recovered: %lu of %lu pages in order %u",
+	kunit_info(test, "recovered: %lu of %d pages in order %u",
 		   pages_in_order(base, SZ_8M, max), SZ_8M >> PAGE_SHIFT, max);
 	KUNIT_EXPECT_GE(test, pages_in_order(base, SZ_8M, max) * 2, SZ_8M >> PAGE_SHIFT);
 	fail_op(0, FAIL_FORGET, 0);

@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 #include <linux/gfp.h>
 #include <linux/kprobes.h>
+#include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/mm_rs.h>
 #include <linux/mman.h>
@@ -14,6 +15,7 @@
 #include <linux/pgtable.h>
 #include <linux/sched/mm.h>
 
+#include "internal.h"
 #include "mm_rs_kunit.h"
 
 /*
@@ -25,6 +27,59 @@ void mm_rs_test_race(enum mm_rs_race where, struct mm_struct *mm,
 {
 	KUNIT_STATIC_STUB_REDIRECT(mm_rs_test_race, where, mm, addr);
 }
+
+#ifdef CONFIG_MIGRATION
+/* What mm_rs_migrate_racing() runs in the window, and how often it ran. */
+static struct {
+	void (*fn)(void *arg);
+	void *arg;
+	int calls;
+} migrate_window;
+
+static void migrate_window_stub(enum mm_rs_race where, struct mm_struct *mm,
+				unsigned long addr)
+{
+	if (where != MM_RS_RACE_MIGRATE_UNMAPPED || !migrate_window.fn)
+		return;
+	migrate_window.calls++;
+	migrate_window.fn(migrate_window.arg);
+}
+
+int mm_rs_migrate_racing(struct kunit *test, struct folio *folio,
+			 void (*fn)(void *arg), void *arg, int *windows)
+{
+	struct migration_target_control mtc = {
+		.nid = folio_nid(folio),
+		.gfp_mask = GFP_HIGHUSER_MOVABLE | __GFP_THISNODE,
+		.reason = MR_SYSCALL,
+	};
+	unsigned int succeeded = 0;
+	LIST_HEAD(list);
+	int ret;
+
+	*windows = 0;
+	/* Off the per-CPU LRU batches, which hold references of their own. */
+	lru_add_drain_all();
+	if (!isolate_folio_to_list(folio, &list)) {
+		folio_put(folio);
+		return -EBUSY;
+	}
+	/* Migration wants no reference but its own (isolation's) and the maps'. */
+	folio_put(folio);
+	migrate_window.fn = fn;
+	migrate_window.arg = arg;
+	migrate_window.calls = 0;
+	kunit_activate_static_stub(test, mm_rs_test_race, migrate_window_stub);
+	ret = migrate_pages(&list, alloc_migration_target, NULL, (unsigned long)&mtc,
+			    MIGRATE_SYNC, MR_SYSCALL, &succeeded);
+	kunit_deactivate_static_stub(test, mm_rs_test_race);
+	if (!list_empty(&list))
+		putback_movable_pages(&list);
+	*windows = migrate_window.calls;
+	migrate_window.fn = NULL;
+	return ret ?: (succeeded ? 0 : -EAGAIN);
+}
+#endif /* CONFIG_MIGRATION */
 
 /*
  * mm_rs_kunit.seed=N on the kernel command line: the randomised sweeps run

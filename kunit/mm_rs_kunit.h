@@ -103,4 +103,18 @@ struct mm_rs_probe *mm_rs_probe(struct kunit *test, const char *symbol);
 /* The calls since the last read, and starts counting afresh. */
 int mm_rs_probe_hits(struct mm_rs_probe *p);
 
+#ifdef CONFIG_MIGRATION
+/*
+ * Migrates @folio, mapped in the test mm, by the kernel's own migration
+ * (migrate_pages(), MIGRATE_SYNC, to a new folio on its node), and calls
+ * @fn(@arg) in the window MM_RS_RACE_MIGRATE_UNMAPPED, where the folio is
+ * locked and each of its entries is a migration entry. Takes over the
+ * caller's reference to @folio. Returns 0 once the folio moved, else what
+ * migrate_pages() said (or -EBUSY: it was not on the LRU); *@windows is how
+ * often @fn ran.
+ */
+int mm_rs_migrate_racing(struct kunit *test, struct folio *folio,
+			 void (*fn)(void *arg), void *arg, int *windows);
+#endif /* CONFIG_MIGRATION */
+
 #endif /* _MM_RS_KUNIT_H */

@@ -1377,6 +1377,118 @@ static void walk_table_freed_under_walk(struct kunit *test)
 }
 #endif
 
+#ifdef CONFIG_MIGRATION
+/* The zap migration_entry_in_zapped_table() runs in the migration's window. */
+struct migrating_zap {
+	struct mm_struct *mm;
+	unsigned long base, addr;	/* the table, the migrating page */
+	bool whole;			/* the whole table, else all of it but @addr */
+	bool migrating;			/* @addr held a migration entry then */
+	bool table;			/* the table was there after the zap */
+	int ret;
+};
+
+static void migrating_zap_fn(void *arg)
+{
+	struct migrating_zap *z = arg;
+	pte_t pte;
+
+	z->migrating = mm_rs_read_ptes(z->mm, z->addr, &pte, 1) && is_swap_pte(pte) &&
+		       is_migration_entry(pte_to_swp_entry(pte));
+	if (z->whole) {
+		z->ret = dontneed_one_pass(z->mm, z->base, PMD_SIZE);
+	} else {
+		z->ret = dontneed_one_pass(z->mm, z->base, z->addr - z->base);
+		z->ret = z->ret ?: dontneed_one_pass(z->mm, z->addr + PAGE_SIZE,
+						     z->base + PMD_SIZE - z->addr - PAGE_SIZE);
+	}
+	z->table = has_pte_table(z->mm, z->base);
+}
+
+/* The folio mapped at @addr of @mm, with a reference, and its PFN there. */
+static struct folio *folio_at(struct kunit *test, struct mm_struct *mm, unsigned long addr,
+			      unsigned long *pfn)
+{
+	struct folio *folio = NULL;
+	pte_t pte;
+
+	mmap_read_lock(mm);
+	if (mm_rs_read_ptes(mm, addr, &pte, 1) && pte_present(pte)) {
+		*pfn = pte_pfn(pte);
+		folio = page_folio(pfn_to_page(*pfn));
+		if (!folio_try_get(folio))
+			folio = NULL;
+	}
+	mmap_read_unlock(mm);
+	KUNIT_ASSERT_NOT_NULL(test, folio);
+	return folio;
+}
+
+/*
+ * The kernel's own migration of a page, and MADV_DONTNEED over its table in
+ * the window where the page's entry is a migration entry (migrate_pages_batch()
+ * between unmap and move, mm_rs_migrate_racing()):
+ * - the whole table: the zap drops the migration entry with the rest, PT
+ *   reclaim frees the table under the migration, and the move that follows
+ *   finds nothing to put back: nothing is mapped or counted, the range reads
+ *   zeros. With pt_reclaim off (6.12) the same, but the table stays.
+ * - all of it but the migrating page: the table stays, and the move maps the
+ *   new folio there, with the page's data, at another PFN.
+ */
+static void migration_entry_in_zapped_table(struct kunit *test)
+{
+	int on, whole;
+
+	for (on = 0; on <= 1; on++) {
+		KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("pt_reclaim", on ? "1" : "0"), 1);
+		for (whole = 0; whole <= 1; whole++) {
+			unsigned long base = map_tables(test, 1), pfn, new_pfn;
+			struct mm_struct *mm = current->mm;
+			struct migrating_zap z = {
+				.mm = mm, .base = base, .addr = base + 37 * PAGE_SIZE,
+				.whole = whole,
+			};
+			struct pt_counts c0, c1;
+			struct folio *folio;
+			int windows, ret;
+			long anon0;
+
+			kunit_info(test, "pt_reclaim %d, whole table %d", on, whole);
+			anon0 = mm_rs_anon_pages(mm);
+			KUNIT_ASSERT_EQ(test, touch(base, PMD_SIZE, 6), 0);
+			folio = folio_at(test, mm, z.addr, &pfn);
+			pt_counts_get(&c0);
+			ret = mm_rs_migrate_racing(test, folio, migrating_zap_fn, &z, &windows);
+			pt_counts_get(&c1);
+
+			KUNIT_EXPECT_EQ(test, ret, 0);
+			KUNIT_ASSERT_EQ(test, windows, 1);
+			KUNIT_EXPECT_TRUE_MSG(test, z.migrating, "no migration entry then");
+			KUNIT_EXPECT_EQ(test, z.ret, 0);
+			KUNIT_EXPECT_EQ(test, z.table, !(on && whole));
+			KUNIT_EXPECT_EQ(test, has_pte_table(mm, base), !(on && whole));
+			KUNIT_EXPECT_EQ(test, (c1.fast - c0.fast) + (c1.slow - c0.slow),
+					(unsigned long)(on && whole));
+			KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm) - anon0, whole ? 0 : 1);
+			if (!whole) {
+				folio = folio_at(test, mm, z.addr, &new_pfn);
+				folio_put(folio);
+				KUNIT_EXPECT_NE_MSG(test, new_pfn, pfn, "the page did not move");
+				KUNIT_EXPECT_EQ(test, count_not(z.addr, PAGE_SIZE, 6), 0);
+				KUNIT_EXPECT_EQ(test, count_not(base, z.addr - base, 0), 0);
+			} else {
+				KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 0), 0);
+			}
+		}
+	}
+}
+#else
+static void migration_entry_in_zapped_table(struct kunit *test)
+{
+	KUNIT_FAIL(test, "the kunitconfig must enable MIGRATION");
+}
+#endif /* CONFIG_MIGRATION */
+
 static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(decide_each_state),
 	KUNIT_CASE(begin_whole_and_resume),
@@ -1389,6 +1501,7 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(partial_zap_keeps_table),
 	KUNIT_CASE(straddling_range),
 	KUNIT_CASE(uffd_wp_marker_keeps_table),
+	KUNIT_CASE(migration_entry_in_zapped_table),
 	KUNIT_CASE(batch_break_takes_slow_path),
 	KUNIT_CASE(collapse_race_flushes_cleared_ptes),
 	KUNIT_CASE(collapse_table_freed_each_window),

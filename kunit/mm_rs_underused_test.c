@@ -17,6 +17,7 @@
 #include <linux/mman.h>
 #include <linux/prandom.h>
 #include <linux/swap.h>
+#include <linux/swapops.h>
 #include <linux/uaccess.h>
 
 #include "mm_rs_kunit.h"
@@ -670,6 +671,96 @@ static void written_after_verdict(struct kunit *test)
 	}
 }
 
+#ifdef CONFIG_MIGRATION
+/* What underused_under_migration() does and sees in the migration's window. */
+struct underused_window {
+	unsigned long addr;	/* the migrating mTHP's first page */
+	bool shrink;		/* the shrinker runs in the window */
+	int migrating;		/* the mTHP's entries that were migration entries */
+};
+
+static void underused_window_fn(void *arg)
+{
+	struct underused_window *w = arg;
+	pte_t ptes[U_NR];
+	int i;
+
+	w->migrating = 0;
+	if (mm_rs_read_ptes(current->mm, w->addr, ptes, U_NR))
+		for (i = 0; i < U_NR; i++)
+			w->migrating += is_swap_pte(ptes[i]) &&
+					is_migration_entry(pte_to_swp_entry(ptes[i]));
+	if (w->shrink)
+		shrink();
+}
+
+/*
+ * An underused mTHP under the kernel's own migration (mm_rs_migrate_racing():
+ * locked, each of its entries a migration entry). 6.12's try_to_migrate()
+ * takes its rmap away one entry at a time, and __folio_remove_rmap() marks
+ * it partially mapped on the way (base behaviour, not mm-rs's), so the
+ * migration queues the new folio as partially mapped (6.12.117's requeue):
+ * - with the shrinker run in that window, every other block splits as
+ *   underused, and the migrating mTHP is left alone: the split cannot lock it;
+ * - either way, the next shrink splits the new folio as partially mapped,
+ *   without a verdict: its zero-filled pages are given back all the same,
+ *   but underused_split and underused_zero_pages do not count them;
+ * - the data is kept, and the mTHP moved to another PFN.
+ */
+static void underused_under_migration(struct kunit *test)
+{
+	int shrink_in_window;
+
+	for (shrink_in_window = 0; shrink_in_window <= 1; shrink_in_window++) {
+		unsigned long base = map_blocks(test), pfn, new_pfn;
+		struct underused_window w = { .addr = base, .shrink = shrink_in_window };
+		struct u_counts c0, c1;
+		struct folio *folio;
+		struct page *page;
+		int windows, ret;
+
+		kunit_info(test, "shrinker in the window: %d", shrink_in_window);
+		counts_get(&c0);
+		touch_sparse(test, base);
+		KUNIT_ASSERT_EQ(test, get_user_pages_fast(base, 1, 0, &page), 1);
+		folio = page_folio(page);
+		pfn = folio_pfn(folio);
+		KUNIT_ASSERT_EQ(test, folio_order(folio), U_ORDER);
+		KUNIT_ASSERT_TRUE(test, queued(test, base));
+		ret = mm_rs_migrate_racing(test, folio, underused_window_fn, &w, &windows);
+		counts_get(&c1);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		KUNIT_ASSERT_EQ(test, windows, 1);
+		KUNIT_EXPECT_EQ(test, w.migrating, U_NR);
+		KUNIT_ASSERT_TRUE(test, large_at(test, base));
+		KUNIT_ASSERT_EQ(test, get_user_pages_fast(base, 1, 0, &page), 1);
+		new_pfn = folio_pfn(page_folio(page));
+		put_page(page);
+		KUNIT_EXPECT_NE_MSG(test, new_pfn, pfn, "the mTHP did not move");
+		KUNIT_EXPECT_EQ(test, c1.split - c0.split, shrink_in_window ? U_BLOCKS - 1 : 0);
+		KUNIT_EXPECT_TRUE(test, queued(test, base));
+		KUNIT_ASSERT_EQ(test, get_user_pages_fast(base, 1, 0, &page), 1);
+		KUNIT_EXPECT_TRUE(test, folio_test_partially_mapped(page_folio(page)));
+		put_page(page);
+
+		shrink();
+		counts_get(&c1);
+		KUNIT_EXPECT_FALSE(test, large_at(test, base));
+		KUNIT_EXPECT_EQ(test, c1.split - c0.split, U_BLOCKS - 1);
+		/* its zero-filled pages given back too, but not counted as underused */
+		KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS);
+		KUNIT_EXPECT_EQ(test, c1.zero_pages - c0.zero_pages, (U_BLOCKS - 1) * (U_NR - 1));
+		expect_sparse_data(test, base);
+		KUNIT_ASSERT_EQ(test, vm_munmap(base, U_LEN), 0);
+	}
+}
+#else
+static void underused_under_migration(struct kunit *test)
+{
+	KUNIT_FAIL(test, "the kunitconfig must enable MIGRATION");
+}
+#endif /* CONFIG_MIGRATION */
+
 /*
  * The switch, both ways, through its sysfs file. Off: an mTHP a fault maps
  * is not queued, and one queued while it was on is not underused (nothing
@@ -761,6 +852,7 @@ static struct kunit_case underused_cases[] = {
 	KUNIT_CASE(pinned_left_alone),
 	KUNIT_CASE(mlocked_left_alone),
 	KUNIT_CASE(written_after_verdict),
+	KUNIT_CASE(underused_under_migration),
 	KUNIT_CASE(auto_own_verdict_at_default),
 	KUNIT_CASE(switch_both_ways),
 	KUNIT_CASE(pmd_thp_keeps_6_12_verdict),
