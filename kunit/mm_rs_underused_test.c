@@ -19,6 +19,9 @@
 #include <linux/swap.h>
 #include <linux/swapops.h>
 #include <linux/uaccess.h>
+#ifdef CONFIG_ARM64_MTE
+#include <asm/mte.h>
+#endif
 
 #include "mm_rs_kunit.h"
 
@@ -671,6 +674,48 @@ static void written_after_verdict(struct kunit *test)
 	}
 }
 
+#ifdef CONFIG_ARM64_MTE
+/*
+ * mTHPs of a PROT_MTE mapping, accessed as sparse_split_gives_back's: every
+ * page is tagged when it is mapped (mte_sync_tags()), and arm64's
+ * pages_identical() never calls a tagged page identical to the zero page,
+ * since mapping the zero page there would lose its tags. So the verdict
+ * (which asks pages_identical()) finds no zero-filled page and splits
+ * nothing: a split would give nothing back and lose the contiguous mapping.
+ * The mTHPs are checked, stay whole and contpte-mapped, and keep their data.
+ */
+static void mte_tagged_left_alone(struct kunit *test)
+{
+	unsigned long addr, base;
+	struct u_counts c0, c1;
+	struct page *page;
+
+	KUNIT_ASSERT_TRUE_MSG(test, system_supports_mte(),
+			      "the arm64 KUnit kernel boots with mte=on (scripts/kunit.sh)");
+	addr = kunit_vm_mmap(test, NULL, 0, U_LEN + U_NR * PAGE_SIZE,
+			     PROT_READ | PROT_WRITE | PROT_MTE, MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0);
+	base = ALIGN(addr, U_NR * PAGE_SIZE);
+	counts_get(&c0);
+	touch_sparse(test, base);
+	counts_get(&c1);
+	KUNIT_ASSERT_EQ(test, c1.alloc - c0.alloc, U_BLOCKS);
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(base, 1, 0, &page), 1);
+	KUNIT_EXPECT_TRUE(test, page_mte_tagged(page));
+	put_page(page);
+
+	shrink();
+	counts_get(&c1);
+	KUNIT_EXPECT_GE(test, c1.checked - c0.checked, U_BLOCKS);
+	KUNIT_EXPECT_EQ(test, c1.split - c0.split, 0);
+	KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(current->mm), U_BLOCKS * U_NR);
+	KUNIT_EXPECT_TRUE(test, large_at(test, base));
+	expect_cont(test, base, mm_rs_cont_order(U_ORDER), true);
+	expect_sparse_data(test, base);
+}
+#endif /* CONFIG_ARM64_MTE */
+
 #ifdef CONFIG_MIGRATION
 /* What underused_under_migration() does and sees in the migration's window. */
 struct underused_window {
@@ -853,6 +898,9 @@ static struct kunit_case underused_cases[] = {
 	KUNIT_CASE(mlocked_left_alone),
 	KUNIT_CASE(written_after_verdict),
 	KUNIT_CASE(underused_under_migration),
+#ifdef CONFIG_ARM64_MTE
+	KUNIT_CASE(mte_tagged_left_alone),
+#endif
 	KUNIT_CASE(auto_own_verdict_at_default),
 	KUNIT_CASE(switch_both_ways),
 	KUNIT_CASE(pmd_thp_keeps_6_12_verdict),

@@ -30,15 +30,26 @@ x86_64|arm64) ;;
 esac
 cfgs=("$REPO/kunit/mm_rs.kunitconfig")
 suffix=
+base_none=
 if [ -n "$flavour" ]; then
 	fc="$REPO/kunit/$flavour.kunitconfig"
 	[ -f "$fc" ] || { echo "kunit.sh: no kunit/$flavour.kunitconfig" >&2; exit 2; }
 	# A flavour is added to mm_rs.kunitconfig unless it says "# base: none".
-	if grep -qx '# base: none' "$fc"; then cfgs=("$fc"); else cfgs+=("$fc"); fi
+	if grep -qx '# base: none' "$fc"; then cfgs=("$fc"); base_none=1; else cfgs+=("$fc"); fi
 	suffix="-$flavour"
 fi
-# What one architecture's KUnit kernels need besides (kunit/ARCH.kunitconfig).
-[ -f "$REPO/kunit/$arch.kunitconfig" ] && cfgs+=("$REPO/kunit/$arch.kunitconfig")
+# What one architecture's KUnit kernels need besides (kunit/ARCH.kunitconfig),
+# and the cases only it runs: its expect-suite lines count where mm-rs is
+# built, not in a flavour without it ("# base: none").
+checks=("${cfgs[@]}")
+if [ -f "$REPO/kunit/$arch.kunitconfig" ]; then
+	cfgs+=("$REPO/kunit/$arch.kunitconfig")
+	[ -n "$base_none" ] || checks+=("$REPO/kunit/$arch.kunitconfig")
+fi
+# arm64: QEMU's virt machine with MTE, so that mm_rs_underused can map
+# PROT_MTE memory (CONFIG_ARM64_MTE is on in the arm64 KUnit kernel).
+qemu_args="-smp 2"
+[ "$arch" = arm64 ] && qemu_args+=" -machine mte=on"
 out="$REPO/build/kunit-$arch$suffix"
 json=${MMRS_KUNIT_JSON:-"$REPO/build/results/kunit-$arch$suffix.json"}
 mkdir -p "$REPO/build/results" "$(dirname "$json")"
@@ -54,11 +65,11 @@ echo "kunit: $arch${flavour:+ ($flavour)}, build dir ${out#$REPO/}"
 set +e
 python3 "$REPO/build/linux/tools/testing/kunit/kunit.py" run \
 	--arch="$arch" --build_dir="$out" "${args[@]}" \
-	--jobs="$(nproc)" --timeout=900 --qemu_args="-smp 2" \
+	--jobs="$(nproc)" --timeout=900 --qemu_args="$qemu_args" \
 	--json="$json" "$@"
 rc=$?
 set -e
-python3 "$REPO/scripts/kunit-check.py" "$json" "$out/test.log" "${cfgs[@]}" || rc=1
+python3 "$REPO/scripts/kunit-check.py" "$json" "$out/test.log" "${checks[@]}" || rc=1
 # With CONFIG_MM_RS off, nothing of mm-rs may be in the kernel.
 if grep -qx '# CONFIG_MM_RS is not set' "$out/.config" 2>/dev/null; then
 	if nm "$out/vmlinux" | grep -q 'mm_rs'; then
