@@ -1405,23 +1405,14 @@ static void migrating_zap_fn(void *arg)
 	z->table = has_pte_table(z->mm, z->base);
 }
 
-/* The folio mapped at @addr of @mm, with a reference, and its PFN there. */
-static struct folio *folio_at(struct kunit *test, struct mm_struct *mm, unsigned long addr,
-			      unsigned long *pfn)
+/* The folio mapped at @addr of the test mm, with a reference, and the PFN there. */
+static struct folio *folio_at(struct kunit *test, unsigned long addr, unsigned long *pfn)
 {
-	struct folio *folio = NULL;
-	pte_t pte;
+	struct page *page;
 
-	mmap_read_lock(mm);
-	if (mm_rs_read_ptes(mm, addr, &pte, 1) && pte_present(pte)) {
-		*pfn = pte_pfn(pte);
-		folio = page_folio(pfn_to_page(*pfn));
-		if (!folio_try_get(folio))
-			folio = NULL;
-	}
-	mmap_read_unlock(mm);
-	KUNIT_ASSERT_NOT_NULL(test, folio);
-	return folio;
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(addr, 1, 0, &page), 1);
+	*pfn = page_to_pfn(page);
+	return page_folio(page);
 }
 
 /*
@@ -1456,7 +1447,7 @@ static void migration_entry_in_zapped_table(struct kunit *test)
 			kunit_info(test, "pt_reclaim %d, whole table %d", on, whole);
 			anon0 = mm_rs_anon_pages(mm);
 			KUNIT_ASSERT_EQ(test, touch(base, PMD_SIZE, 6), 0);
-			folio = folio_at(test, mm, z.addr, &pfn);
+			folio = folio_at(test, z.addr, &pfn);
 			pt_counts_get(&c0);
 			ret = mm_rs_migrate_racing(test, folio, migrating_zap_fn, &z, &windows);
 			pt_counts_get(&c1);
@@ -1471,7 +1462,7 @@ static void migration_entry_in_zapped_table(struct kunit *test)
 					(unsigned long)(on && whole));
 			KUNIT_EXPECT_EQ(test, mm_rs_anon_pages(mm) - anon0, whole ? 0 : 1);
 			if (!whole) {
-				folio = folio_at(test, mm, z.addr, &new_pfn);
+				folio = folio_at(test, z.addr, &new_pfn);
 				folio_put(folio);
 				KUNIT_EXPECT_NE_MSG(test, new_pfn, pfn, "the page did not move");
 				KUNIT_EXPECT_EQ(test, count_not(z.addr, PAGE_SIZE, 6), 0);
