@@ -20,6 +20,7 @@
 #include <kunit/test.h>
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
+#include <linux/kthread.h>
 #include <linux/kprobes.h>
 #include <linux/ksm.h>
 #include <linux/mm_rs.h>
@@ -1249,6 +1250,109 @@ static void unmerge_ksm_pages_same_as_c(struct kunit *test)
 	}
 }
 
+#ifdef CONFIG_MIGRATION
+/* The MADV_UNMERGEABLE unmerge_under_migration() runs beside a migration. */
+struct unmerge_beside {
+	struct mm_struct *mm;
+	unsigned long base;
+	struct mm_rs_probe *waits;	/* migration_entry_wait() */
+	struct completion done;
+	bool waited;			/* it waited on the migration entry */
+	int ret;
+};
+
+static int unmerge_beside_fn(void *data)
+{
+	struct unmerge_beside *u = data;
+
+	kthread_use_mm(u->mm);
+	u->ret = do_madvise(u->mm, u->base, 2 * PMD_SIZE, MADV_UNMERGEABLE);
+	kthread_unuse_mm(u->mm);
+	complete(&u->done);
+	return 0;
+}
+
+/*
+ * In the migration's window: starts the MADV_UNMERGEABLE in a thread of its
+ * own, and lets the migration go on once that thread waits on the migration
+ * entry of the KSM page (it cannot go on before: the page stays locked).
+ */
+static void unmerge_beside_window(void *arg)
+{
+	struct unmerge_beside *u = arg;
+	struct task_struct *t;
+	int i;
+
+	t = kthread_run(unmerge_beside_fn, u, "mm_rs_unmerge");
+	if (IS_ERR(t)) {
+		u->ret = PTR_ERR(t);
+		complete(&u->done);
+		return;
+	}
+	for (i = 0; i < 250 && !u->waited; i++) {
+		msleep(20);
+		u->waited = mm_rs_probe_hits(u->waits) > 0;
+	}
+}
+
+/*
+ * A real KSM page, merged by ksmd, under the kernel's own migration
+ * (mm_rs_migrate_racing()) when MADV_UNMERGEABLE runs: every mapping of it
+ * is a migration entry, so the unshare fault waits for the migration
+ * (migration_entry_wait()) and then breaks the page it moved to. On 6.12's
+ * C and on Rust: the same exclusive copies, contents and counters as without
+ * the migration, and the thread really waited on the entry.
+ */
+static void unmerge_under_migration(struct kunit *test)
+{
+	static const enum unmerge_path paths[] = { PATH_C, PATH_RUST };
+	struct unmerge_beside u = { };
+	u8 want[KSM_NR], got[KSM_NR];
+	unsigned int i, p;
+	struct page *page;
+	int windows, ret;
+	long anon;
+	u8 v;
+
+	memset(want, K_ANON_WRITE, KSM_NR);
+	memset(want, K_ANON, ARRAY_SIZE(same_at));
+	u.waits = mm_rs_probe(test, "migration_entry_wait");
+	for (p = 0; p < ARRAY_SIZE(paths); p++) {
+		u.base = (72 + 8 * p) * PUD_SIZE;
+		build_ksm_layout(test, u.base);
+		u.mm = current->mm;	/* the test mm, attached by the first mapping */
+		ksmd_merge(test, &u.base, 1);
+		KUNIT_ASSERT_EQ(test, get_user_pages_fast(u.base + same_at[0] * PAGE_SIZE, 1, 0,
+							  &page), 1);
+		KUNIT_ASSERT_TRUE(test, folio_test_ksm(page_folio(page)));
+		set_path(test, paths[p]);
+		init_completion(&u.done);
+		u.waited = false;
+		mm_rs_probe_hits(u.waits);
+		anon = mm_rs_anon_pages(u.mm);
+		ret = mm_rs_migrate_racing(test, page_folio(page), unmerge_beside_window, &u,
+					   &windows);
+		KUNIT_ASSERT_EQ(test, windows, 1);
+		KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&u.done, 30 * HZ), 0,
+				    "path %u: MADV_UNMERGEABLE did not end", p);
+		set_path(test, PATH_RUST);
+
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "path %u: the KSM page did not move", p);
+		KUNIT_EXPECT_TRUE_MSG(test, u.waited, "path %u: no wait on the entry", p);
+		KUNIT_EXPECT_EQ_MSG(test, u.ret, 0, "path %u", p);
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_pages(u.mm) - anon, 0, "path %u", p);
+		ksm_kinds(u.base, got);
+		KUNIT_EXPECT_MEMEQ_MSG(test, got, want, KSM_NR, "path %u", p);
+		for (i = 0; i < ARRAY_SIZE(same_at); i++) {
+			unsigned long addr = u.base + same_at[i] * PAGE_SIZE;
+
+			KUNIT_ASSERT_EQ(test, read_byte(addr + 100, &v), 0);
+			KUNIT_EXPECT_EQ_MSG(test, v, KSM_FILL, "path %u", p);
+		}
+	}
+}
+#endif /* CONFIG_MIGRATION */
+
 /*
  * KSM over 64K mTHPs (contpte-mapped on arm64): two blocks a path, the first
  * of 16 identical pages, the second of unique ones, faulted as 64K folios.
@@ -1686,6 +1790,9 @@ static struct kunit_case ksm_cases[] = {
 	KUNIT_CASE(unmerge_leaves_markers),
 	KUNIT_CASE(unmerge_same_as_c),
 	KUNIT_CASE(unmerge_ksm_pages_same_as_c),
+#ifdef CONFIG_MIGRATION
+	KUNIT_CASE(unmerge_under_migration),
+#endif
 	KUNIT_CASE(run_2_unmerges_all),
 	KUNIT_CASE(unmerge_signal_pending),
 	KUNIT_CASE(unmerge_signal_mid_table),
