@@ -829,7 +829,7 @@ static void install_race_lost_order(struct kunit *test, int order)
 
 	mmap_read_lock(mm);
 	vma = vma_lookup(mm, addr);
-	KUNIT_ASSERT_NOT_NULL(test, vma);
+	MM_RS_ASSERT_MMAP_READ(test, vma, mm);
 	folio = vma_alloc_folio(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, order, vma, start, true);
 	if (!folio) {
 		mmap_read_unlock(mm);
@@ -1305,7 +1305,7 @@ static void install_refuses_no_anon_vma(struct kunit *test)
 	/* Hide the anon_vma the first write set up; no other thread uses this mm. */
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, addr);
-	KUNIT_ASSERT_NOT_NULL(test, vma);
+	MM_RS_ASSERT_MMAP_WRITE(test, vma, mm);
 	saved = vma->anon_vma;
 	vma->anon_vma = NULL;
 	mmap_write_unlock(mm);

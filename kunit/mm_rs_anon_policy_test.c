@@ -84,9 +84,11 @@ static void policy_knob_values(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("anon_order", "1"), -ENOENT);
 	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("anon_order", "1\n"), 2);
 	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("anon_order", "00000001"), -EINVAL);
+	mm_rs_expect_switch_strict(test, "anon_order", true);
 	if (IS_ENABLED(CONFIG_MM_RS_ANON_FAULT)) {
 		KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("anon_fault", "1"), -ENOENT);
 		KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("anon_fault", "1"), 1);
+		mm_rs_expect_switch_strict(test, "anon_fault", true);
 	}
 }
 
@@ -185,7 +187,7 @@ static int eligible_as(struct kunit *test, enum global_mode global, int madv,
 		set_bit(MMF_DISABLE_THP, &mm->flags);
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, addr);
-	KUNIT_ASSERT_NOT_NULL(test, vma);
+	MM_RS_ASSERT_MMAP_WRITE(test, vma, mm);
 	if (extra)
 		vm_flags_set(vma, extra);
 	if (disguise == NOT_ANONYMOUS)

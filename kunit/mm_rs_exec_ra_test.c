@@ -705,6 +705,8 @@ static void exec_ra_miss_exempt_switch(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "1"), 1);
 	switch_set(test, "exec_ra_miss_exempt", "0", buf);
 	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("exec_ra_miss_exempt", "2"), -EINVAL);
+	mm_rs_expect_switch_strict(test, "exec_ra_miss_exempt", true);
+	mm_rs_expect_switch_strict(test, "exec_ra", true);
 	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("exec_ra_miss_exempt", "0"), -ENOENT);
 
 	/*

@@ -20,6 +20,7 @@
 #include <kunit/test.h>
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
+#include <linux/khugepaged.h>
 #include <linux/kthread.h>
 #include <linux/kprobes.h>
 #include <linux/ksm.h>
@@ -59,6 +60,7 @@ enum k_kind {
 
 struct ksm_ctx {
 	struct thp_knobs saved;
+	unsigned int saved_max_none;
 	bool saved_on, saved_pt;
 };
 
@@ -71,6 +73,14 @@ static int ksm_test_init(struct kunit *test)
 		return -ENOMEM;
 	mm_rs_knobs_get(&c->saved);
 	c->saved_on = static_branch_likely(&mm_rs_ksm_unmerge_key);
+	/*
+	 * The layouts fault their THP with the PMD size briefly "always", which
+	 * registers the mm with khugepaged and wakes it: a scan in that window
+	 * may collapse a sparse PMD range of the layout into a THP. With no
+	 * empty entry allowed, it collapses none of them.
+	 */
+	c->saved_max_none = READ_ONCE(khugepaged_max_ptes_none);
+	WRITE_ONCE(khugepaged_max_ptes_none, 0);
 #ifdef CONFIG_MM_RS_PT_RECLAIM
 	c->saved_pt = static_branch_likely(&mm_rs_pt_reclaim_key);
 	/* Empty PTE tables stay, so that the walks meet them. */
@@ -89,6 +99,7 @@ static void ksm_test_exit(struct kunit *test)
 	struct ksm_ctx *c = test->priv;
 
 	mm_rs_knobs_set(&c->saved);
+	WRITE_ONCE(khugepaged_max_ptes_none, c->saved_max_none);
 	WARN_ON(mm_rs_debugfs_write_test("ksm_unmerge", c->saved_on ? "1" : "0") != 1);
 #ifdef CONFIG_MM_RS_KSM_UNMERGE_REF
 	WARN_ON(mm_rs_debugfs_write_test("ksm_unmerge_ref", "0") != 1);
@@ -147,13 +158,19 @@ static enum k_kind kind_of(struct vm_area_struct *vma, unsigned long addr, pte_t
 	return pte_write(pte) ? K_ANON_WRITE : K_ANON;
 }
 
-/* The kind of each of the K_PAGES entries from @base; mmap lock held. */
-static void read_kinds(struct kunit *test, struct vm_area_struct *vma, unsigned long base,
-		       u8 *kinds)
+/*
+ * The kind of each of the K_PAGES entries from @base; mmap lock held. False if
+ * there is no @vma or a PTE table could not be mapped: the caller asserts it
+ * once the lock is dropped (MM_RS_ASSERT_MMAP_*()).
+ */
+static bool read_kinds(struct vm_area_struct *vma, unsigned long base, u8 *kinds)
 {
-	struct mm_struct *mm = vma->vm_mm;
+	struct mm_struct *mm;
 	int p, i;
 
+	if (!vma)
+		return false;
+	mm = vma->vm_mm;
 	for (p = 0; p < K_PMDS; p++) {
 		unsigned long start = base + p * PMD_SIZE;
 		u8 *k = kinds + p * PTRS_PER_PTE;
@@ -173,28 +190,31 @@ static void read_kinds(struct kunit *test, struct vm_area_struct *vma, unsigned 
 			continue;
 		}
 		pte = pte_offset_map_lock(mm, pmd, start, &ptl);
-		KUNIT_ASSERT_NOT_NULL(test, pte);
+		if (!pte)
+			return false;
 		for (i = 0; i < PTRS_PER_PTE; i++)
 			k[i] = kind_of(vma, start + i * PAGE_SIZE, ptep_get(pte + i));
 		pte_unmap_unlock(pte, ptl);
 	}
+	return true;
 }
 
 /*
  * Replaces the anonymous page at @addr with the zero page as KSM does with
  * use_zero_pages (replace_page()): a dirty, special entry, counted in
- * ksm_zero_pages. The entry must be none; mmap write lock held.
+ * ksm_zero_pages. The entry must be none; mmap write lock held. False if
+ * there is no PTE table at @addr, for the caller to assert once unlocked.
  */
-static void place_ksm_zero(struct kunit *test, struct vm_area_struct *vma, unsigned long addr)
+static bool place_ksm_zero(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd = mm_rs_find_pmd(mm, addr);
 	spinlock_t *ptl;	/* the PTE table's lock */
 	pte_t *pte;
 
-	KUNIT_ASSERT_NOT_NULL(test, pmd);
-	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
-	KUNIT_ASSERT_NOT_NULL(test, pte);
+	pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL;
+	if (!pte)
+		return false;
 	if (pte_none(ptep_get(pte))) {
 		set_pte_at(mm, addr, pte,
 			   pte_mkdirty(pte_mkspecial(pfn_pte(my_zero_pfn(addr),
@@ -203,6 +223,7 @@ static void place_ksm_zero(struct kunit *test, struct vm_area_struct *vma, unsig
 		atomic_long_inc(&mm->ksm_zero_pages);
 	}
 	pte_unmap_unlock(pte, ptl);
+	return true;
 }
 
 /* Page indexes of the layout (PTRS_PER_PTE per PMD). */
@@ -254,7 +275,8 @@ static unsigned long build_layout(struct kunit *test, unsigned long bound)
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, base);
 	for (i = 0; i < ARRAY_SIZE(ksm_zero_at); i++)
-		place_ksm_zero(test, vma, base + ksm_zero_at[i] * PAGE_SIZE);
+		MM_RS_ASSERT_MMAP_WRITE(test,
+					place_ksm_zero(vma, base + ksm_zero_at[i] * PAGE_SIZE), mm);
 	mmap_write_unlock(mm);
 	return base;
 }
@@ -379,8 +401,7 @@ static void unmerge(struct kunit *test, unsigned long base, bool rust, bool sign
 	r->unlocked_faults = wd.unlocked_faults;
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, base);
-	KUNIT_ASSERT_NOT_NULL(test, vma);
-	read_kinds(test, vma, base, r->kinds);
+	MM_RS_ASSERT_MMAP_WRITE(test, read_kinds(vma, base, r->kinds), mm);
 	pmd = mm_rs_find_pmd(mm, base + 2 * PMD_SIZE);
 	r->table2 = pmd && pmd_present(pmdp_get(pmd)) && !pmd_leaf(pmdp_get(pmd));
 	mmap_write_unlock(mm);
@@ -439,8 +460,10 @@ static void unmerge_same_as_c(struct kunit *test)
 	base_c = t.base_c;
 	base_r = t.base_r;
 	mmap_read_lock(current->mm);
-	read_kinds(test, vma_lookup(current->mm, base_c), base_c, rc->kinds);
-	read_kinds(test, vma_lookup(current->mm, base_r), base_r, rr->kinds);
+	MM_RS_ASSERT_MMAP_READ(test, read_kinds(vma_lookup(current->mm, base_c), base_c, rc->kinds),
+			       current->mm);
+	MM_RS_ASSERT_MMAP_READ(test, read_kinds(vma_lookup(current->mm, base_r), base_r, rr->kinds),
+			       current->mm);
 	mmap_read_unlock(current->mm);
 	KUNIT_ASSERT_MEMEQ(test, rc->kinds, want, K_PAGES);
 	KUNIT_ASSERT_MEMEQ(test, rr->kinds, want, K_PAGES);
@@ -696,7 +719,8 @@ static void build_random(struct kunit *test, unsigned long base, const struct ra
 	vma = vma_lookup(mm, base);
 	for (i = 0; i < K_PAGES; i++)
 		if (l->page[i] == R_KSM_ZERO)
-			place_ksm_zero(test, vma, base + i * PAGE_SIZE);
+			MM_RS_ASSERT_MMAP_WRITE(test, place_ksm_zero(vma, base + i * PAGE_SIZE),
+						mm);
 	mmap_write_unlock(mm);
 }
 
@@ -728,7 +752,7 @@ static void unmerge_random(struct kunit *test, unsigned long base, const struct 
 	r->unshare_faults = wd.unshare_faults;
 	r->unlocked_faults = wd.unlocked_faults;
 	mmap_read_lock(mm);
-	read_kinds(test, vma_lookup(mm, base), base, r->kinds);
+	MM_RS_ASSERT_MMAP_READ(test, read_kinds(vma_lookup(mm, base), base, r->kinds), mm);
 	mmap_read_unlock(mm);
 	r->ksm_zero_mm = atomic_long_read(&mm->ksm_zero_pages) - m0;
 	r->anon = mm_rs_anon_pages(mm) - a0;
@@ -881,7 +905,7 @@ static void walk_visits_each_entry(struct kunit *test)
 	base = build_layout(test, 8 * PUD_SIZE);
 	mmap_read_lock(current->mm);
 	vma = vma_lookup(current->mm, base);
-	read_kinds(test, vma, base, kinds);
+	MM_RS_ASSERT_MMAP_READ(test, read_kinds(vma, base, kinds), current->mm);
 	expected_counts(base, kinds, &want);
 	want.leaves = 1;
 	want.pauses = K_PMDS - 1;
@@ -940,7 +964,8 @@ static void walk_visits_each_entry(struct kunit *test)
 	vm_flags_clear(vma, VM_HUGETLB);
 	mmap_write_unlock(current->mm);
 	mmap_read_lock(current->mm);
-	read_kinds(test, vma_lookup(current->mm, base), base, after);
+	MM_RS_ASSERT_MMAP_READ(test, read_kinds(vma_lookup(current->mm, base), base, after),
+			       current->mm);
 	mmap_read_unlock(current->mm);
 	KUNIT_EXPECT_MEMEQ(test, after, kinds, K_PAGES);
 }
@@ -1488,6 +1513,7 @@ static void switch_both_ways(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge", "2"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test("ksm_unmerge", "x"), -EINVAL);
+	mm_rs_expect_switch_strict(test, "ksm_unmerge", true);
 	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("ksm_unmerge", "1"), -ENOENT);
 	base = build_layout(test, 8 * PUD_SIZE);
 	unmerge(test, base, false, false, r);
@@ -1527,7 +1553,7 @@ static void unmerge_leaves_markers(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, write_byte(base + 2 * PAGE_SIZE, 0x33), 0);
 		mmap_write_lock(mm);
 		vma = vma_lookup(mm, base);
-		place_ksm_zero(test, vma, base);
+		MM_RS_ASSERT_MMAP_WRITE(test, place_ksm_zero(vma, base), mm);
 		pmd = mm_rs_find_pmd(mm, base);
 		pte = pmd ? pte_offset_map_lock(mm, pmd, base + PAGE_SIZE, &ptl) : NULL;
 		if (pte) {
@@ -1560,10 +1586,11 @@ static void unmerge_leaves_markers(struct kunit *test)
  * A migration entry, readable or writable, in place of the present entry of
  * an order-0 anonymous folio at @addr, as try_to_migrate() leaves it: the
  * folio locked and held. Returns the entry it replaced, for
- * restore_present(); mmap write lock held.
+ * restore_present(); mmap write lock held. *@foliop stays NULL where there is
+ * no such folio, for the caller to assert once the lock is dropped.
  */
-static pte_t set_migration(struct kunit *test, struct vm_area_struct *vma, unsigned long addr,
-			   bool writable, struct folio **foliop)
+static pte_t set_migration(struct vm_area_struct *vma, unsigned long addr, bool writable,
+			   struct folio **foliop)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd = mm_rs_find_pmd(mm, addr);
@@ -1573,14 +1600,14 @@ static pte_t set_migration(struct kunit *test, struct vm_area_struct *vma, unsig
 	pte_t *pte, old;
 
 	*foliop = NULL;
-	KUNIT_ASSERT_NOT_NULL(test, pmd);
-	pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
-	KUNIT_ASSERT_NOT_NULL(test, pte);
+	pte = pmd ? pte_offset_map_lock(mm, pmd, addr, &ptl) : NULL;
+	if (!pte)
+		return __pte(0);
 	old = ptep_get(pte);
 	folio = pte_present(old) ? vm_normal_folio(vma, addr, old) : NULL;
 	if (!folio || folio_test_large(folio) || !folio_trylock(folio)) {
 		pte_unmap_unlock(pte, ptl);
-		KUNIT_FAIL_AND_ABORT(test, "no unlocked order-0 folio at %lx", addr);
+		return old;
 	}
 	folio_get(folio);
 	entry = writable ? make_writable_migration_entry(folio_pfn(folio)) :
@@ -1633,12 +1660,17 @@ static void walk_counts_migration_entries(struct kunit *test)
 	}
 	mmap_write_lock(current->mm);
 	vma = vma_lookup(current->mm, base);
-	old[0] = set_migration(test, vma, at[0], false, &folio[0]);
-	old[1] = folio[0] ? set_migration(test, vma, at[1], true, &folio[1]) : old[0];
-	ret = mm_rs_walk_count(vma, base, base + PMD_SIZE, 0, &got);
+	old[0] = set_migration(vma, at[0], false, &folio[0]);
+	folio[1] = NULL;
+	if (folio[0])
+		old[1] = set_migration(vma, at[1], true, &folio[1]);
+	ret = folio[1] ? mm_rs_walk_count(vma, base, base + PMD_SIZE, 0, &got) : -ENOENT;
 	for (i = 0; i < 2; i++)
-		restore_present(vma, at[i], old[i], folio[i]);
+		if (folio[i])
+			restore_present(vma, at[i], old[i], folio[i]);
 	mmap_write_unlock(current->mm);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, folio[1],
+				  "no unlocked order-0 folio to put under migration");
 
 	want.entries = 3;
 	want.migration = 2;
@@ -1700,7 +1732,8 @@ static int unmerge_redirected(struct kunit *test, unsigned long bound, vm_fault_
 	kunit_deactivate_static_stub(test, mm_rs_ksm_unshare_fault);
 	unshare_stub = NULL;
 	mmap_read_lock(current->mm);
-	read_kinds(test, vma_lookup(current->mm, base), base, kinds);
+	MM_RS_ASSERT_MMAP_READ(test, read_kinds(vma_lookup(current->mm, base), base, kinds),
+			       current->mm);
 	mmap_read_unlock(current->mm);
 	return err;
 }
@@ -1773,6 +1806,7 @@ static void unmerge_ref_same_as_c(struct kunit *test)
 		unsigned long base = i ? build_layout(test, (24 + 8 * i) * PUD_SIZE) : t.base_r;
 
 		KUNIT_EXPECT_EQ(test, mm_rs_debugfs_write_test(switches[i], "2"), -EINVAL);
+		mm_rs_expect_switch_strict(test, switches[i], true);
 		KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test(switches[i], "1"), 1);
 		memset(t.r, 0, sizeof(*t.r));
 		unmerge(test, base, false, false, t.r);

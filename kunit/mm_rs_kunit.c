@@ -149,6 +149,37 @@ static void set_switch(const char *name, bool on)
 	WARN_ON(mm_rs_debugfs_write_test(name, on ? "1" : "0") != 1);
 }
 
+void mm_rs_expect_switch_strict(struct kunit *test, const char *name, bool debugfs)
+{
+	static const char * const bad[] = {
+		"", "\n", "2", "-1", "x", "on", "01", "00", "+1", "+0", "000000001",
+		"0x1", "10", "1 1", "1x", " 1", "1 ", "1\n\n", "1\n1",
+	};
+	char *before, *after;
+	ssize_t n;
+	int i;
+
+	before = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	after = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	KUNIT_ASSERT_NOT_NULL(test, after);
+	n = debugfs ? mm_rs_debugfs_read_test(name, before) : mm_rs_sysfs_read_test(name, before);
+	KUNIT_ASSERT_EQ_MSG(test, n, 2, "%s", name);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		n = debugfs ? mm_rs_debugfs_write_test(name, bad[i]) :
+			      mm_rs_sysfs_write_test(name, bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, n, -EINVAL, "%s took \"%s\"", name, bad[i]);
+		n = debugfs ? mm_rs_debugfs_read_test(name, after) :
+			      mm_rs_sysfs_read_test(name, after);
+		KUNIT_EXPECT_EQ(test, n, 2);
+		KUNIT_EXPECT_STREQ_MSG(test, after, before, "%s after \"%s\"", name, bad[i]);
+		/* Put back what a taken value changed, so each value is judged alone. */
+		if (strcmp(after, before))
+			WARN_ON(debugfs ? mm_rs_debugfs_write_test(name, before) != 2 :
+				mm_rs_sysfs_write_test(name, before) != 2);
+	}
+}
+
 void mm_rs_paths_get(struct mm_rs_paths *p)
 {
 	p->anon_order = mm_rs_anon_order_enabled();

@@ -9,6 +9,33 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
+#include <linux/mmap_lock.h>
+
+/*
+ * A failed KUNIT_ASSERT_*() ends the case's kthread at once, with whatever it
+ * holds. Held mmap lock, the case's own cleanup (mmput() of the
+ * kunit_vm_mmap() mm, whose exit_mmap() takes that lock) and every later case
+ * wait for it: the suite dies at KUnit's timeout, a mutation run pays 900 s a
+ * case. Under @mm's mmap lock, assert with these instead: they drop the lock
+ * (read or write) before the case aborts. scripts/kunit-lock-assert.py, in
+ * make lint, finds an aborting assertion made under a lock.
+ */
+#define MM_RS_ASSERT_MMAP_READ(test, cond, mm)					\
+	do {									\
+		if (!(cond)) {							\
+			mmap_read_unlock(mm);					\
+			KUNIT_FAIL_AND_ABORT(test, "%s is false (mmap read lock "	\
+					     "dropped)", #cond);		\
+		}								\
+	} while (0)
+#define MM_RS_ASSERT_MMAP_WRITE(test, cond, mm)					\
+	do {									\
+		if (!(cond)) {							\
+			mmap_write_unlock(mm);					\
+			KUNIT_FAIL_AND_ABORT(test, "%s is false (mmap write lock "	\
+					     "dropped)", #cond);		\
+		}								\
+	} while (0)
 
 /* The large orders alloc_anon_folio() may use: 2 .. PMD_ORDER - 1. */
 #define FIRST_ORDER		2
@@ -37,6 +64,13 @@ void mm_rs_paths_get(struct mm_rs_paths *p);
 void mm_rs_paths_set(const struct mm_rs_paths *p);
 /* All Rust, or all C. */
 void mm_rs_paths_all(bool rust);
+/*
+ * A 0/1 switch refuses everything but "0" and "1" (a trailing newline
+ * allowed) with -EINVAL and keeps its value: "01", "+1", "000000001", "1 ",
+ * an empty write, among others. @debugfs: /sys/kernel/debug/mm_rs/@name,
+ * else /sys/kernel/mm/mm_rs/@name.
+ */
+void mm_rs_expect_switch_strict(struct kunit *test, const char *name, bool debugfs);
 
 /* The exact MM_ANONPAGES of @mm (get_mm_counter() is approximate on SMP). */
 long mm_rs_anon_pages(struct mm_struct *mm);

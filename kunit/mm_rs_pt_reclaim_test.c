@@ -416,6 +416,7 @@ static void switch_off_keeps_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_read_test("pt_reclaim", buf), 2);
 	KUNIT_EXPECT_STREQ(test, buf, "0\n");
 	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("pt_reclaim", "2"), -EINVAL);
+	mm_rs_expect_switch_strict(test, "pt_reclaim", false);
 	KUNIT_EXPECT_EQ(test, dontneed_one_pass(mm, base, PMD_SIZE), 0);
 	KUNIT_EXPECT_TRUE(test, has_pte_table(mm, base));
 	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(mm), bytes0);
@@ -444,7 +445,7 @@ static void uffd_armed_vma_keeps_tables(struct kunit *test)
 	/* Armed as UFFDIO_REGISTER would; nothing faults here while it is. */
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, base);
-	KUNIT_ASSERT_NOT_NULL(test, vma);
+	MM_RS_ASSERT_MMAP_WRITE(test, vma, mm);
 	vm_flags_set(vma, VM_UFFD_MISSING);
 	mmap_write_unlock(mm);
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_DONTNEED), 0);
@@ -546,9 +547,9 @@ static void uffd_wp_marker_keeps_table(struct kunit *test)
 	/* Plant the marker in the slot just zapped, as a uffd-wp unmap leaves it. */
 	mmap_read_lock(mm);
 	pmd = mm_find_pmd(mm, base);
-	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	MM_RS_ASSERT_MMAP_READ(test, pmd, mm);
 	pte = pte_offset_map_lock(mm, pmd, base + PAGE_SIZE, &ptl);
-	KUNIT_ASSERT_NOT_NULL(test, pte);
+	MM_RS_ASSERT_MMAP_READ(test, pte, mm);
 	KUNIT_EXPECT_TRUE(test, pte_none(ptep_get(pte)));
 	set_pte_at(mm, base + PAGE_SIZE, pte, make_pte_marker(PTE_MARKER_UFFD_WP));
 	pte_unmap_unlock(pte, ptl);
@@ -564,7 +565,7 @@ static void uffd_wp_marker_keeps_table(struct kunit *test)
 	/* Drop the marker; the next zap of the table frees it. */
 	mmap_read_lock(mm);
 	pte = pte_offset_map_lock(mm, pmd, base + PAGE_SIZE, &ptl);
-	KUNIT_ASSERT_NOT_NULL(test, pte);
+	MM_RS_ASSERT_MMAP_READ(test, pte, mm);
 	KUNIT_EXPECT_TRUE(test, pte_marker_uffd_wp(ptep_get(pte)));
 	pte_clear(mm, base + PAGE_SIZE, pte);
 	pte_unmap_unlock(pte, ptl);
@@ -1135,8 +1136,8 @@ static void uffd_move_src_reclaimed(struct kunit *test)
 	ctx->mm = mm;
 	mmap_write_lock(mm);
 	vma = vma_lookup(mm, dst);
-	KUNIT_ASSERT_NOT_NULL(test, vma);
-	KUNIT_ASSERT_EQ(test, vma->vm_start, dst);
+	MM_RS_ASSERT_MMAP_WRITE(test, vma, mm);
+	MM_RS_ASSERT_MMAP_WRITE(test, vma->vm_start == dst, mm);
 	vm_flags_set(vma, VM_UFFD_MISSING);
 	vma->vm_userfaultfd_ctx.ctx = ctx;
 	mmap_write_unlock(mm);

@@ -822,6 +822,7 @@ static void switch_both_ways(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("split_underused", "2"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mm_rs_sysfs_write_test("split_underused", "on"), -EINVAL);
+	mm_rs_expect_switch_strict(test, "split_underused", false);
 
 	/* Queued while on, then off before the shrinker runs. */
 	base2 = map_blocks(test);

@@ -40,16 +40,18 @@ static ssize_t switch_show(struct static_key *key, char *buf)
 	return sysfs_emit(buf, "%d\n", switch_value(key));
 }
 
+/*
+ * Exactly "0" or "1", a trailing newline allowed (sysfs_streq()), as the ABI
+ * says: kstrtouint() would also take "01", "+1" and "000000001".
+ */
 static int switch_set(struct static_key *key, const char *buf)
 {
-	unsigned int val;
-
-	if (kstrtouint(buf, 10, &val) || val > 1)
-		return -EINVAL;
-	if (val)
+	if (sysfs_streq(buf, "1"))
 		static_key_enable(key);
-	else
+	else if (sysfs_streq(buf, "0"))
 		static_key_disable(key);
+	else
+		return -EINVAL;
 	return 0;
 }
 

@@ -214,6 +214,51 @@ rm -rf "$sdir"
 echo "lint: scripts/mutations.txt"
 python3 "$REPO/scripts/mutations-check.py" || rc=1
 
+# No KUnit case may abort holding a lock (mm_rs_kunit.h, MM_RS_ASSERT_MMAP_*):
+# its cleanup and the suite would hang until KUnit's timeout. The checker
+# must find an assertion under the mmap lock, direct and through a helper,
+# and pass the pattern the suites use.
+echo "lint: KUnit assertions under a lock"
+/usr/bin/python3 "$REPO/scripts/kunit-lock-assert.py" "$REPO"/kunit/*.c || rc=1
+kdir=$(mktemp -d)
+cat > "$kdir/bad.c" <<'CEOF'
+static bool helper(struct kunit *test, pmd_t *pmd)
+{
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	return true;
+}
+
+static void direct(struct kunit *test)
+{
+	mmap_read_lock(mm);
+	KUNIT_ASSERT_NOT_NULL(test, vma_lookup(mm, 0));
+	mmap_read_unlock(mm);
+}
+
+static void through(struct kunit *test)
+{
+	mmap_write_lock(mm);
+	helper(test, NULL);
+	mmap_write_unlock(mm);
+	KUNIT_ASSERT_TRUE(test, true);
+}
+CEOF
+cat > "$kdir/good.c" <<'CEOF'
+static void ok(struct kunit *test)
+{
+	mmap_read_lock(mm);
+	MM_RS_ASSERT_MMAP_READ(test, vma_lookup(mm, 0), mm);
+	mmap_read_unlock(mm);
+	KUNIT_ASSERT_TRUE(test, true);
+}
+CEOF
+if [ "$(/usr/bin/python3 "$REPO/scripts/kunit-lock-assert.py" "$kdir/bad.c" 2>/dev/null | wc -l)" != 2 ] ||
+   ! /usr/bin/python3 "$REPO/scripts/kunit-lock-assert.py" "$kdir/good.c"; then
+	echo "lint: kunit-lock-assert.py does not find the two planted assertions under a lock" >&2
+	rc=1
+fi
+rm -rf "$kdir"
+
 # The debugging changes of make uffd-repeat and make selftests-repeat must
 # still apply to the base tree's selftests, and repeat.sh must count.
 echo "lint: selftest debugging changes and repeat.sh"
