@@ -49,10 +49,12 @@ built=$(date +%s)
 # The prod kernels must have every feature the run uses.
 args="stress:$secs"
 case "$flavour" in prod|prod-debug) args+=":require" ;; esac
-# First, the userfaultfd hand-off with a real context on every fault path
-# (userspace/uffdmissing.c: a few seconds); the flavours without mm-rs have
-# no switches to flip, and skip it.
-case "$flavour" in *off) ;; *) args="uffdmissing,$args" ;; esac
+# First the demo (userspace/demo.c: both paths fault 64K mTHPs, every switch
+# refuses a bad value; a few seconds), then the userfaultfd hand-off with a
+# real context on every fault path (userspace/uffdmissing.c). The flavours
+# without mm-rs have no switches to flip, and skip both. make test boots no
+# test kernel, so this is where it runs the demo.
+case "$flavour" in *off) ;; *) args="demo,uffdmissing,$args" ;; esac
 . "$REPO/scripts/numa.sh"
 mm_rs_numa 4 "$mem"
 numa=("${MMRS_NUMA_ARGS[@]}")
