@@ -14,7 +14,8 @@
 # text, each under a time limit. The guest has 4 vCPUs and two NUMA nodes.
 #
 # Environment: MMRS_PROD_FLAVOURS (default "prod-off prod"; "prod" alone
-# skips the baseline), MMRS_PROD_CATEGORIES (default: all) to run a subset,
+# skips the baseline; "prod-pristine" the prod flavour built from the pristine
+# Debian tree, image.sh MMRS_PRISTINE=1), MMRS_PROD_CATEGORIES (default: all) to run a subset,
 # MMRS_PROD_MEM (default 4G), MMRS_PROD_PARALLEL=1 boots the kernels at
 # once instead of one after the other, MMRS_PROD_LIST a list file to run instead of
 # the categories (userspace/selftests.c's format), MMRS_PROD_EXTRA a
@@ -53,7 +54,11 @@ bash="$sysroot/bin/bash-static"
 	"$REPO/scripts/prepare-tree.sh" >&2
 	for f in "${flavours[@]}"; do
 		start=$(date +%s)
-		"$REPO/scripts/image.sh" "$arch" "$f" >/dev/null
+		case "$f" in
+		# the same flavour from the pristine Debian tree (image.sh)
+		*-pristine) MMRS_PRISTINE=1 "$REPO/scripts/image.sh" "$arch" "${f%-pristine}" >/dev/null ;;
+		*) "$REPO/scripts/image.sh" "$arch" "$f" >/dev/null ;;
+		esac
 		echo "time: image-$arch-$f $(( $(date +%s) - start ))s" | tee -a "$R/selftests-$arch-prod.times" >&2
 	done
 )
