@@ -12,9 +12,10 @@ This finds, in each function of the given C files, an aborting assertion, or
 a call of a function of the same file that can abort (directly or through
 other such calls), made while the function holds a lock it took itself:
 mmap_{read,write}_lock, spin_lock*, mutex_lock, down_{read,write},
-folio_lock, lock_page, rcu_read_lock. It reads the text line by line, with
-the lock count of straight-line code: a lock taken in one branch and
-released in another is counted as if both ran, which the suites do not do.
+folio_lock, lock_page, rcu_read_lock. It reads the text token by token: a
+lock released in a block that then leaves the function (return, goto) is
+still held after the block; otherwise a lock taken in one branch and released
+in another is counted as if both ran, which the suites do not do.
 
   scripts/kunit-lock-assert.py FILE...    exit 1 and one line a finding
 """
@@ -30,6 +31,7 @@ UNLOCK = re.compile(r'\b(mmap_read_unlock|mmap_write_unlock|spin_unlock|spin_unl
                     r'spin_unlock_irqrestore|spin_unlock_bh|mutex_unlock|up_read|up_write|'
                     r'folio_unlock|unlock_page|rcu_read_unlock)\s*\(')
 CALL = re.compile(r'\b([A-Za-z_]\w*)\s*\(')
+TOKEN = re.compile(r'[{}]|\b(?:return|goto)\b|\b[A-Za-z_]\w*\s*\(')
 
 
 def strip(line):
@@ -90,23 +92,36 @@ def check(path):
     found = []
     for name, _, body in funcs:
         held = []
+        # one frame a brace block: the locks its unlocks released, and whether
+        # it leaves the function (return, goto): if it does, code after the
+        # block still holds them ("if (!x) { unlock; return; }")
+        blocks = [([], False)]
         for n, line in body:
-            # an abort before the lock call on the same line runs first; the
-            # suites keep one call a line, so the order of the checks is enough
-            if held:
-                if ABORT.search(line):
-                    found.append(f'{path}:{n}: {name}(): aborting assertion with '
-                                 f'{held[-1]} held')
+            for m in TOKEN.finditer(line):
+                tok = m.group(0)
+                if tok == '{':
+                    blocks.append(([], False))
+                elif tok == '}':
+                    if len(blocks) > 1:
+                        released, jumps = blocks.pop()
+                        if jumps:
+                            held.extend(reversed(released))
+                elif tok in ('return', 'goto'):
+                    blocks[-1] = (blocks[-1][0], True)
+                elif ABORT.match(tok):
+                    if held:
+                        found.append(f'{path}:{n}: {name}(): aborting assertion with '
+                                     f'{held[-1]} held')
+                elif LOCK.match(tok):
+                    held.append(f'{LOCK.match(tok).group(1)}() of line {n}')
+                elif UNLOCK.match(tok):
+                    if held:
+                        blocks[-1][0].append(held.pop())
                 else:
-                    for c in CALL.findall(line):
-                        if c in aborting and c in names and c != name:
-                            found.append(f'{path}:{n}: {name}(): {c}() can abort with '
-                                         f'{held[-1]} held')
-            for m in LOCK.finditer(line):
-                held.append(f'{m.group(1)}() of line {n}')
-            for _ in UNLOCK.finditer(line):
-                if held:
-                    held.pop()
+                    c = CALL.match(tok).group(1)
+                    if held and c in aborting and c in names and c != name:
+                        found.append(f'{path}:{n}: {name}(): {c}() can abort with '
+                                     f'{held[-1]} held')
     return found
 
 

@@ -216,8 +216,8 @@ python3 "$REPO/scripts/mutations-check.py" || rc=1
 
 # No KUnit case may abort holding a lock (mm_rs_kunit.h, MM_RS_ASSERT_MMAP_*):
 # its cleanup and the suite would hang until KUnit's timeout. The checker
-# must find an assertion under the mmap lock, direct and through a helper,
-# and pass the pattern the suites use.
+# must find an assertion under the mmap lock, direct, through a helper and
+# after an early-return unlock, and pass the pattern the suites use.
 echo "lint: KUnit assertions under a lock"
 /usr/bin/python3 "$REPO/scripts/kunit-lock-assert.py" "$REPO"/kunit/*.c || rc=1
 kdir=$(mktemp -d)
@@ -242,6 +242,17 @@ static void through(struct kunit *test)
 	mmap_write_unlock(mm);
 	KUNIT_ASSERT_TRUE(test, true);
 }
+
+static void early_return(struct kunit *test)
+{
+	mmap_read_lock(mm);
+	if (!vma_lookup(mm, 0)) {
+		mmap_read_unlock(mm);
+		return;
+	}
+	KUNIT_ASSERT_TRUE(test, true);
+	mmap_read_unlock(mm);
+}
 CEOF
 cat > "$kdir/good.c" <<'CEOF'
 static void ok(struct kunit *test)
@@ -252,9 +263,9 @@ static void ok(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, true);
 }
 CEOF
-if [ "$(/usr/bin/python3 "$REPO/scripts/kunit-lock-assert.py" "$kdir/bad.c" 2>/dev/null | wc -l)" != 2 ] ||
+if [ "$(/usr/bin/python3 "$REPO/scripts/kunit-lock-assert.py" "$kdir/bad.c" 2>/dev/null | wc -l)" != 3 ] ||
    ! /usr/bin/python3 "$REPO/scripts/kunit-lock-assert.py" "$kdir/good.c"; then
-	echo "lint: kunit-lock-assert.py does not find the two planted assertions under a lock" >&2
+	echo "lint: kunit-lock-assert.py does not find the three planted assertions under a lock" >&2
 	rc=1
 fi
 rm -rf "$kdir"
