@@ -7,7 +7,10 @@
 # monitor that prints its last 64 messages on the error (uffd-unit-tests-dbg,
 # userspace/uffd-debug/uffd-common-debug.diff), with the mm-rs switches off
 # and with THP off, then the whole program 3 times (MMRS_UFFD_N sets every
-# count). Results in
+# count). MMRS_UFFD_LIST runs another list (userspace/uffd-debug/
+# uffd-events.list has no mm-rs switch), MMRS_PROD_FLAVOURS other kernels
+# (prod-pristine: the prod flavour built from the pristine Debian tree, where
+# a base failure must reproduce). Results in
 # build/results/selftests-ARCH-prod{,-off}.tap and the boot logs.
 set -euo pipefail
 
@@ -20,7 +23,7 @@ d="$REPO/build/uffd-repeat-$arch"
 	"$REPO/userspace/uffd-debug/uffd-common-debug.diff" uffd-unit-tests "$d"
 cp "$REPO/userspace/uffd-debug/uffd-repeat.sh" "$d/"
 # MMRS_UFFD_N: repetitions of each line instead of the list's own counts.
-list="$REPO/userspace/uffd-debug/uffd-repeat.list"
+list=${MMRS_UFFD_LIST:-"$REPO/userspace/uffd-debug/uffd-repeat.list"}
 if [ -n "${MMRS_UFFD_N:-}" ]; then
 	sed -E "s/(uffd-repeat\.sh [a-z0-9-]+) [0-9]+/\1 $MMRS_UFFD_N/" "$list" > "$d/uffd-repeat.list"
 	list="$d/uffd-repeat.list"
