@@ -454,7 +454,8 @@ def markdown(runs):
         if "mmrs-meter" not in text:
             out += [f"**Judged on a kernel that could not report a WARN**: measured before "
                     f"{BLIND_UNTIL}, without the mmrs-meter plugin (tick-sampled system and user "
-                    "time). A first run under the plugin: `docs/bench/real-probe/arm64.md`; "
+                    "time). First runs under the plugin: `docs/bench/real-probe/arm64.md` and "
+                    "`docs/bench/real-probe/x86_64.md`; "
                     "`make bench-real` replaces these tables.", ""]
         out += text.rstrip("\n").split("\n")
         out.append("")
