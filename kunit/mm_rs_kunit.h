@@ -13,29 +13,25 @@
 
 /*
  * A failed KUNIT_ASSERT_*() ends the case's kthread at once, with whatever it
- * holds. Held mmap lock, the case's own cleanup (mmput() of the
- * kunit_vm_mmap() mm, whose exit_mmap() takes that lock) and every later case
- * wait for it: the suite dies at KUnit's timeout, a mutation run pays 900 s a
- * case. Under @mm's mmap lock, assert with these instead: they drop the lock
- * (read or write) before the case aborts. scripts/kunit-lock-assert.py, in
- * make lint, finds an aborting assertion made under a lock.
+ * holds. If that is the mmap lock, the case's own cleanup (mmput() of the
+ * kunit_vm_mmap() mm, whose exit_mmap() takes the lock) or a later case waits
+ * for it until KUnit's timeout, and a mutation run loses minutes a case.
+ * Under @mm's mmap lock, assert with these instead: they drop the lock (read
+ * or write) before the case aborts. scripts/kunit-lock-assert.py, in make
+ * lint, finds an aborting assertion made under a lock.
  */
+#define __MM_RS_ASSERT_MMAP(test, cond, mm, unlock, mode)			\
+	do {									\
+		if (!(cond)) {							\
+			unlock(mm);						\
+			KUNIT_FAIL_AND_ABORT(test, "%s is false (mmap %s lock "	\
+					     "dropped)", #cond, mode);		\
+		}								\
+	} while (0)
 #define MM_RS_ASSERT_MMAP_READ(test, cond, mm)					\
-	do {									\
-		if (!(cond)) {							\
-			mmap_read_unlock(mm);					\
-			KUNIT_FAIL_AND_ABORT(test, "%s is false (mmap read lock "	\
-					     "dropped)", #cond);		\
-		}								\
-	} while (0)
+	__MM_RS_ASSERT_MMAP(test, cond, mm, mmap_read_unlock, "read")
 #define MM_RS_ASSERT_MMAP_WRITE(test, cond, mm)					\
-	do {									\
-		if (!(cond)) {							\
-			mmap_write_unlock(mm);					\
-			KUNIT_FAIL_AND_ABORT(test, "%s is false (mmap write lock "	\
-					     "dropped)", #cond);		\
-		}								\
-	} while (0)
+	__MM_RS_ASSERT_MMAP(test, cond, mm, mmap_write_unlock, "write")
 
 /* The large orders alloc_anon_folio() may use: 2 .. PMD_ORDER - 1. */
 #define FIRST_ORDER		2
