@@ -34,7 +34,8 @@ PROGS_METER=bench:anon:3
 [ "${MMRS_BENCH_METER:-1}" = 0 ] && PROGS_METER=
 # MMRS_BENCH_UPDATE=WHY: measure again only MMRS_BENCH_PROGS1 (say, bench:policy:2 after a change
 # to the order policies), in the one-vCPU boot, and MMRS_BENCH_PROGS4 (bench:mt:2) in the
-# four-vCPU one, if set, and replace just those figures in docs/bench/ARCH.json;
+# four-vCPU one, if set, and the clang 14 reference with MMRS_BENCH_CLANG14=1, and replace
+# just those figures in docs/bench/ARCH.json;
 # docs/benchmarks.md then says what was measured again, when and why.
 # With MMRS_BENCH_METER_ONLY=1 instead of MMRS_BENCH_PROGS1, only the boot
 # under the mmrs-meter plugin runs again (its "anon_meter" figures replaced).
@@ -43,12 +44,14 @@ if [ -n "$update" ]; then
 	[ -f "$REPO/docs/bench/$arch.json" ] || { echo "bench.sh: no docs/bench/$arch.json to update; run make bench" >&2; exit 2; }
 	PROGS1=${MMRS_BENCH_PROGS1:-}
 	PROGS4=${MMRS_BENCH_PROGS4:-}
-	MMRS_BENCH_NO_CLANG14=1
+	clang14=${MMRS_BENCH_CLANG14:-}
+	[ -n "$clang14" ] || MMRS_BENCH_NO_CLANG14=1
 	if [ -n "${MMRS_BENCH_METER_ONLY:-}" ]; then
 		PROGS1= PROGS4=
+		MMRS_BENCH_NO_CLANG14=1
 	else
-		[ -n "$PROGS1$PROGS4" ] ||
-			{ echo "bench.sh: MMRS_BENCH_UPDATE needs MMRS_BENCH_PROGS1, MMRS_BENCH_PROGS4 or MMRS_BENCH_METER_ONLY=1" >&2; exit 2; }
+		[ -n "$PROGS1$PROGS4$clang14" ] ||
+			{ echo "bench.sh: MMRS_BENCH_UPDATE needs MMRS_BENCH_PROGS1, MMRS_BENCH_PROGS4, MMRS_BENCH_CLANG14=1 or MMRS_BENCH_METER_ONLY=1" >&2; exit 2; }
 		PROGS_METER=
 	fi
 fi
@@ -99,9 +102,12 @@ if [ -n "$PROGS4" ]; then
 	cat "$log.smp4" >> "$log"
 fi
 if [ -n "$update" ]; then
-	if [ -n "$PROGS1$PROGS4" ]; then
-		cmd="${PROGS1:+MMRS_BENCH_PROGS1=$PROGS1 }${PROGS4:+MMRS_BENCH_PROGS4=$PROGS4 }MMRS_BENCH_UPDATE=... make bench ARCH=$arch"
-		progs="${PROGS1:+$PROGS1 (one vCPU)}${PROGS1:+${PROGS4:+; }}${PROGS4:+$PROGS4 (four vCPUs)}"
+	if [ -n "$PROGS1$PROGS4$clang14" ]; then
+		cmd="${PROGS1:+MMRS_BENCH_PROGS1=$PROGS1 }${PROGS4:+MMRS_BENCH_PROGS4=$PROGS4 }${clang14:+MMRS_BENCH_CLANG14=1 }MMRS_BENCH_UPDATE=... make bench ARCH=$arch"
+		progs=""
+		[ -n "$PROGS1" ] && progs+="$PROGS1 (one vCPU)"
+		[ -n "$PROGS4" ] && progs+="${progs:+; }$PROGS4 (four vCPUs)"
+		[ -n "$clang14" ] && progs+="${progs:+; }bench:anon:3 (the clang 14 kernel)"
 	else
 		cmd="MMRS_BENCH_METER_ONLY=1 MMRS_BENCH_UPDATE=... make bench ARCH=$arch"
 		progs="$PROGS_METER (under the mmrs-meter plugin)"
