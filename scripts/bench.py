@@ -322,9 +322,11 @@ def markdown(runs):
             out += [f"Measured again on {u['date']} with `{u['command']}` (in-guest programs "
                     f"`{u['programs']}`): the {', '.join(u['kinds'])} figures, after {u['why']}.", ""]
         # Kernels built before 2026-11-27 had CONFIG_BUG off (tinyconfig's EXPERT=y), and
-        # -icount ran with sleep=on: say so under every figure measured on one.
-        if max([run["date"]] + [u["date"] for u in run.get("updates", [])]) < BLIND_UNTIL:
-            out += [f"**Judged on a kernel that could not report a WARN**: measured before "
+        # -icount ran with sleep=on: say so of every kind of figure last measured on one.
+        blind = blind_kinds(run)
+        if blind:
+            out += [f"**Judged on a kernel that could not report a WARN**: the "
+                    f"{', '.join(blind)} figures, measured before "
                     f"{BLIND_UNTIL}, when the test kernels had `CONFIG_BUG` off (a WARN() printed "
                     "nothing), no lockup detector and, on arm64, no contpte, and `-icount` ran "
                     "with `sleep=on` (idle time followed the host's clock). Not measured again "
@@ -748,6 +750,17 @@ def write_run(run, paths, md):
 # The first day the booted kernels had CONFIG_BUG and the lockup detectors
 # (docs/testing.rst, "Kernel splats and verdicts").
 BLIND_UNTIL = "2026-11-27"
+
+
+def blind_kinds(run):
+    """The kinds of figure of RUN last measured before BLIND_UNTIL (the run's own date, or
+    that of the last update that measured the kind again)."""
+    last = {k: run["date"] for k, v in run["data"].items() if v}
+    for u in run.get("updates", []):
+        for k in u["kinds"]:
+            if k in last:
+                last[k] = max(last[k], u["date"])
+    return sorted(k for k, d in last.items() if d < BLIND_UNTIL)
 
 
 def check_log(log, progs):

@@ -355,6 +355,17 @@ rm -f "$ex"
 
 # make bench keeps no figure of a run that failed: a program that exited
 # non-zero, or a splat in the console, and bench.py refuses the log.
+echo "lint: bench.py marks each kind of figure last measured on a kernel that could not see"
+if ! /usr/bin/python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import bench
+run = {"date": "2026-11-24", "data": {"anon": [1], "mt": [1], "ksm": [1], "policy": []},
+       "updates": [{"date": "2026-11-28", "kinds": ["anon"]}, {"date": "2026-11-26", "kinds": ["ksm"]}]}
+sys.exit(bench.blind_kinds(run) != ["ksm", "mt"])' "$REPO/scripts"; then
+	echo "lint: bench.py blind_kinds() does not name exactly the kinds measured before BLIND_UNTIL" >&2
+	rc=1
+fi
 echo "lint: bench.py refuses the log of a failed run"
 bl=$(mktemp -d)
 printf 'mmrs-data bench anon size_kb=4 path=c faults=1\nmmrs-init: bench exited 1\nmmrs-init: done\n' > "$bl/exit.log"
