@@ -368,9 +368,10 @@ def markdown(runs):
                     "The same kernel built with Debian's default clang 14, where rustc's LLVM (22) differs",
                     "from clang's and the C helpers stay out-of-line calls, against the clang-22 build with",
                     "`CONFIG_RUST_INLINE_HELPERS`: C against C shows the compiler's share, Rust against Rust",
-                    "what inlining the helpers gained. The clang 14 figures come from the last full",
-                    "`make bench` (the date in this section's heading); where the anonymous figures were",
-                    "measured again since (see above), the two builds' columns come from different runs.", "",
+                    "what inlining the helpers gained. The two builds are two boots: the clang 14",
+                    "columns come from the run that last measured `anon_clang14`, the clang-22 ones from",
+                    "the run that last measured `anon` (the dates above), each in rounds whose paths",
+                    "rotate, so no path of either is first in every round.", "",
                     "| folio size | C, clang 14 | C, clang-22 | Rust, clang 14 build | Rust, clang-22 build |",
                     "|---|---:|---:|---:|---:|"]
             for r in s["anon_clang14"]:
