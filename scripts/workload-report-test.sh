@@ -42,6 +42,12 @@ grep -qF '| mthp-64k | 2 | 149.0 | -6.3% | 0.67% | 7,900.0 | +0.0% | 6,219 | 89,
 grep -qF '| exec-ra-off | 4,100.0 | +241.7% | 0.086 | 9,050.0 | +0.6% | 0.191 | 0.155 | 300.0 | 22244 | 4.6% | 9.2% |' <<<"$out" ||
 	fail "the exec-ra-off TLB row is wrong"
 grep -qF 'TLB model `n1` (W=bench-tlb' <<<"$out" || fail "the TLB table does not name its model"
+# The vCPUs come from the kernel's own line, not from a typed "-smp 2".
+grep -qF "The guest's vCPUs are not in the log." <<<"$out" ||
+	fail "a log without the kernel's smp line is given a vCPU count"
+copy "$D/bench-arm64.log" smp '1i smp: Brought up 1 node, 1 CPU'
+grep -qF 'The guest had 1 vCPU (`-smp 1`' <<<"$($W "$t/smp.log")" ||
+	fail "the vCPU count of the kernel's smp line is not in the table"
 # the targets, with their figures
 grep -qF -- '- compile, auto against mthp-4k: kernel instructions -30.2% (target at most -30%: met); user instructions +0.13% (target within 1%: met).' <<<"$out" ||
 	fail "the kernel-instruction target line is wrong"
