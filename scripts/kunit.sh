@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kunit.sh ARCH [FLAVOUR] [extra kunit.py args]
+# kunit.sh --kprobed
 #
 # Builds a KUnit kernel for ARCH (x86_64 or arm64) from kunit/mm_rs.kunitconfig
 # (plus kunit/FLAVOUR.kunitconfig for a flavour such as "debug"), runs it under
@@ -12,10 +13,25 @@
 # (scripts/splats.txt: WARNING, BUG, lockdep, KASAN, bad rss-counter, ...).
 # MMRS_KUNIT_JSON writes the JSON elsewhere (make mutate: a mutant's results
 # must not take the place of the suite's own).
+#
+# The kernel panics on an oops and QEMU exits at once (oops=panic panic=-1):
+# a crashed kernel fails the run in seconds, not after kunit.py's timeout.
+# An x86_64 kernel that died of QEMU TCG's stale INT3 (scripts/tcg-stale-int3.py,
+# with the functions the suites kprobe) is run once more, as boot.sh does.
+# For scripts/kunit-retry-test.sh only: MMRS_KUNIT_PY runs another kunit.py,
+# MMRS_KUNIT_BUILD_DIR builds elsewhere.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/env.sh"
+# The functions the suites put a kprobe on: mm_rs_probe(test, "NAME") and
+# symbol_name = "NAME" in kunit/*.c (make lint: no kprobe is named otherwise).
+kunit_kprobed() {
+	grep -ohE '(mm_rs_probe\(test, |symbol_name = )"[A-Za-z0-9_]+"' "$REPO"/kunit/*.c |
+		grep -oE '"[A-Za-z0-9_]+"' | tr -d '"' | sort -u
+}
+# kunit.sh --kprobed lists them.
+[ "${1:-}" = --kprobed ] && { kunit_kprobed; exit 0; }
 mm_rs_build_lock
 arch=${1:?usage: kunit.sh x86_64|arm64 [FLAVOUR] [kunit.py args]}
 shift
@@ -50,25 +66,45 @@ fi
 # PROT_MTE memory (CONFIG_ARM64_MTE is on in the arm64 KUnit kernel).
 qemu_args="-smp 2"
 [ "$arch" = arm64 ] && qemu_args+=" -machine mte=on"
-out="$REPO/build/kunit-$arch$suffix"
+out=${MMRS_KUNIT_BUILD_DIR:-"$REPO/build/kunit-$arch$suffix"}
 json=${MMRS_KUNIT_JSON:-"$REPO/build/results/kunit-$arch$suffix.json"}
 mkdir -p "$REPO/build/results" "$(dirname "$json")"
 rm -f "$json"
 
-"$REPO/scripts/prepare-tree.sh"
+kunit_py=${MMRS_KUNIT_PY:-"$REPO/build/linux/tools/testing/kunit/kunit.py"}
+[ -n "${MMRS_KUNIT_PY:-}" ] || "$REPO/scripts/prepare-tree.sh"
 
 args=()
 for o in "${MM_RS_MAKE_OPTS[@]}"; do args+=(--make_options "$o"); done
 for c in "${cfgs[@]}"; do args+=(--kunitconfig "$c"); done
 
 echo "kunit: $arch${flavour:+ ($flavour)}, build dir ${out#$REPO/}"
-set +e
-python3 "$REPO/build/linux/tools/testing/kunit/kunit.py" run \
-	--arch="$arch" --build_dir="$out" "${args[@]}" \
-	--jobs="$(nproc)" --timeout=900 --qemu_args="$qemu_args" \
-	--json="$json" "$@"
-rc=$?
-set -e
+run() {
+	set +e
+	python3 "$kunit_py" run \
+		--arch="$arch" --build_dir="$out" "${args[@]}" \
+		--jobs="$(nproc)" --timeout=900 --qemu_args="$qemu_args" \
+		--kernel_args=oops=panic --kernel_args=panic=-1 \
+		--json="$json" "$@"
+	rc=$?
+	set -e
+}
+run "$@"
+# QEMU 7.2's multi-threaded TCG can run a stale translation of x86 kernel text
+# with an INT3 in it that the kernel has taken away: a text_poke_bp() patch's,
+# or a kprobe's after unregister_kprobe() (the suites kprobe function entries:
+# kunit_kprobed above). The kernel then dies of "Oops: int3" there. That is
+# the emulator, not the code under test: the first log is kept, the event
+# counted in tcg-stale-int3.txt in the build dir, and the kernel run once
+# more; a second one fails like any crash (docs/testing.rst, "QEMU's stale
+# INT3").
+if [ "$arch" = x86_64 ] && [ "$rc" != 0 ] && [ -f "$out/test.log" ] &&
+   what=$(python3 "$REPO/scripts/tcg-stale-int3.py" "$out/test.log" "$out/vmlinux" $(kunit_kprobed)); then
+	mv "$out/test.log" "$out/test.log.tcg-stale-int3"
+	echo "$(date -u +%FT%TZ) ${out#$REPO/}/test.log: $what" >> "$out/tcg-stale-int3.txt"
+	echo "kunit: $arch${flavour:+ ($flavour)}: QEMU TCG executed a stale INT3 ($what); console log kept at ${out#$REPO/}/test.log.tcg-stale-int3; running once more" >&2
+	run "$@"
+fi
 python3 "$REPO/scripts/kunit-check.py" "$json" "$out/test.log" "${checks[@]}" || rc=1
 # With CONFIG_MM_RS off, nothing of mm-rs may be in the kernel.
 if grep -qx '# CONFIG_MM_RS is not set' "$out/.config" 2>/dev/null; then

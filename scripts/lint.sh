@@ -294,6 +294,18 @@ rm -rf "$rdir"
 echo "lint: boot.sh rerun after QEMU TCG's stale INT3"
 "$REPO/scripts/boot-retry-test.sh" || rc=1
 
+# kunit.sh runs a KUnit kernel once more only after QEMU's stale INT3 at a
+# kprobe the suites placed; it knows them from kunit/*.c, so a kprobe named
+# any other way (a variable, an address) would not be known.
+echo "lint: kunit.sh rerun after QEMU TCG's stale INT3 at a kprobe"
+"$REPO/scripts/kunit-retry-test.sh" || rc=1
+if other=$(grep -nE 'kp\.(symbol_name|addr|offset) *=|mm_rs_probe\(test,|\bregister_kprobes?\(' "$REPO"/kunit/*.c |
+	   grep -vE '(mm_rs_probe\(test, |symbol_name = )"[A-Za-z0-9_]+"|kp\.symbol_name = symbol;|\bregister_kprobe\(&(p|w)->kp\)'); then
+	echo "lint: a kprobe in kunit/ that kunit.sh --kprobed cannot name:" >&2
+	echo "$other" >&2
+	rc=1
+fi
+
 # No judge of a kernel log passes a splat (scripts/splats.txt) or a failed
 # guest program: boot.sh, stress.sh and kunit-check.py on fake logs.
 echo "lint: verdicts of boot.sh, stress.sh and kunit-check.py"

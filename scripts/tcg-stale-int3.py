@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""tcg-stale-int3.py CONSOLE_LOG VMLINUX: did an x86_64 guest die of QEMU's stale code?
+"""tcg-stale-int3.py CONSOLE_LOG VMLINUX [KPROBED...]: did an x86_64 guest die of QEMU's stale code?
 
 x86 patches kernel text at run time (static keys, static calls) with
 text_poke_bp(): bp_desc is published, an INT3 is written over the first
@@ -24,7 +24,19 @@ The signature: the first oops of the log is "Oops: int3" in kernel text, and
 RIP - 1 (RIP points after the INT3) is a static branch or static call site
 of VMLINUX (__jump_table, .static_call_sites) where the image has no INT3.
 So the INT3 was written by a text patch, which poke_int3_handler() covers
-for as long as it is in memory.  The "Code:" bytes of the oops do not tell:
+for as long as it is in memory.
+
+A kprobe is the same thing: register_kprobe() writes an INT3 over the first
+byte of the probed instruction with text_poke(), unregister_kprobe() writes
+the byte back, and kprobe_int3_handler() handles the INT3 only while the
+kprobe is registered.  The KUnit suites probe function entries
+(kunit/mm_rs_kunit.c: mm_rs_probe(); the KSM suite's handle_mm_fault()
+watch), and a stale translation of such an entry kills the suite's kernel
+the same way: seen on 2026-11-28 at handle_mm_fault+0x5 in the KSM suite,
+after its watch was unregistered.  Each KPROBED symbol given adds its kprobe
+address to the sites: the symbol, past the ENDBR64 it starts with if it does
+(arch_adjust_kprobe_addr()), where register_kprobe() puts a kprobe on
+symbol_name with no offset.  The "Code:" bytes of the oops do not tell:
 they are read from memory when the oops is printed, by when the same site
 may be under patch again (cc) or done (the new instruction).  An INT3 of the
 image (padding between functions), one anywhere else, and an oops before it
@@ -97,7 +109,20 @@ class Image:
         return self.table("__jump_table", 16) | self.table("static_call_sites", 8)
 
 
-def stale_int3(lines, vmlinux):
+    def kprobe_sites(self, names):
+        """The kprobe address of each symbol in names: past a leading ENDBR64."""
+        sites = set()
+        for name in names:
+            at = self.symbol(name)
+            if at is not None:
+                sites.add(at + 4 if self.read(at, 4) == ENDBR64 else at)
+        return sites
+
+
+ENDBR64 = bytes((0xF3, 0x0F, 0x1E, 0xFA))
+
+
+def stale_int3(lines, vmlinux, kprobed=()):
     """Return a description of the stale INT3, or None."""
     rip = first_oops(lines)
     if rip is None or rip[1] == 0:
@@ -109,19 +134,24 @@ def stale_int3(lines, vmlinux):
         return None
     at = start + off - 1
     b = img.read(at, 1)
-    if b is None or b[0] == 0xCC or at not in img.patch_sites():
+    if b is None or b[0] == 0xCC:
         return None
-    return ("int3 trap at %s+0x%x, on a static branch or static call site (%02x in the "
-            "kernel image): an INT3 of a text patch that was over" % (sym, off, b[0]))
+    if at in img.patch_sites():
+        return ("int3 trap at %s+0x%x, on a static branch or static call site (%02x in the "
+                "kernel image): an INT3 of a text patch that was over" % (sym, off, b[0]))
+    if at in img.kprobe_sites(kprobed):
+        return ("int3 trap at %s+0x%x, on the kprobe address of %s (%02x in the kernel "
+                "image): the INT3 of a kprobe that was unregistered" % (sym, off, sym, b[0]))
+    return None
 
 
 def main():
-    if len(sys.argv) != 3:
-        print("usage: tcg-stale-int3.py CONSOLE_LOG VMLINUX", file=sys.stderr)
+    if len(sys.argv) < 3:
+        print("usage: tcg-stale-int3.py CONSOLE_LOG VMLINUX [KPROBED...]", file=sys.stderr)
         return 2
     with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
         lines = [l.rstrip("\r\n") for l in f]
-    what = stale_int3(lines, sys.argv[2])
+    what = stale_int3(lines, sys.argv[2], sys.argv[3:])
     if what is None:
         return 1
     print(what)

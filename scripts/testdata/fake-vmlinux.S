@@ -3,7 +3,9 @@
  * A stand-in for vmlinux for scripts/boot-retry-test.sh: two functions with
  * the bytes of the prod-debug kernel around their static branch sites, the
  * sites in __jump_table as the kernel lays it out (struct jump_entry: s32
- * code, s32 target, long key, each relative to itself), and INT3 padding.
+ * code, s32 target, long key, each relative to itself), and INT3 padding;
+ * and the entry of handle_mm_fault(), which the KSM KUnit suite kprobes
+ * (its kprobe address is +0x4, past the ENDBR64).
  */
 	.text
 	.globl	sched_clock_tick
@@ -27,6 +29,15 @@ task_tick_fair:
 	.byte	0x0f, 0x1f, 0x44, 0x00, 0x00
 	.byte	0xc3
 	.size	task_tick_fair, . - task_tick_fair
+	.byte	0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc
+
+	.globl	handle_mm_fault
+	.type	handle_mm_fault, @function
+handle_mm_fault:			/* endbr64; push %rbp, %r15, %r14; sub $0xf0,%rsp */
+	.byte	0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x41, 0x57, 0x41, 0x56
+	.byte	0x48, 0x81, 0xec, 0xf0, 0x00, 0x00, 0x00
+	.byte	0xc3
+	.size	handle_mm_fault, . - handle_mm_fault
 
 	.data
 	.globl	__start___jump_table, __stop___jump_table
