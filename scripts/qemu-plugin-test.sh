@@ -189,13 +189,16 @@ if run2 a64-tb a64 mode=tb; then counts_a64 a64-tb $((12 * N7)); fi
 # plus the return to the main page; 64 walks.
 if run2 a64-n1-4k a64 tlb=n1,tlb_cont=0,tlb_huge=0; then
 	counts_a64 a64-n1-4k $((9 * N7))
-	expect a64-n1-4k 2 dtlb_miss_u=$((256 * R2)) walk_u=256 dacc_u=$((256 * R2)) itlb_miss_u=0
-	expect a64-n1-4k 3 itlb_miss_u=$((64 * R3 + 1)) walk_u=64 dtlb_miss_u=0
+	expect a64-n1-4k 2 dtlb_miss_u=$((256 * R2)) walk_u=256 dacc_u=$((256 * R2)) itlb_miss_u=0 \
+		itlb_walk_u=0
+	expect a64-n1-4k 3 itlb_miss_u=$((64 * R3 + 1)) walk_u=64 dtlb_miss_u=0 itlb_walk_u=64 \
+		itlb_miss_u_4k=$((64 * R3 + 1)) itlb_miss_u_64k=0 itlb_miss_u_2m=0
 fi
 # 64K entries (contpte coverage): 16 data blocks, 4 code blocks, compulsory.
 if run2 a64-n1-64k a64 tlb=n1,tlb_cont=1,tlb_huge=0; then
 	expect a64-n1-64k 2 dtlb_miss_u=16 walk_u=16 dacc_u=$((256 * R2))
-	expect a64-n1-64k 3 itlb_miss_u=4 walk_u=4
+	expect a64-n1-64k 3 itlb_miss_u=4 walk_u=4 itlb_walk_u=4 \
+		itlb_miss_u_4k=0 itlb_miss_u_64k=4 itlb_miss_u_2m=0
 fi
 # 2M entries: the data buffer is one 2M block; the code block is known.
 if run2 a64-n1-2m a64 tlb=n1; then
@@ -218,7 +221,8 @@ if run2 x86-skl-4k x86 tlb=x86core,tlb_huge=0; then
 fi
 if run2 x86-skl-2m x86 tlb=x86core; then
 	expect x86-skl-2m 2 dtlb_miss_u=1 walk_u=1
-	expect x86-skl-2m 3 itlb_miss_u=1 walk_u=1
+	expect x86-skl-2m 3 itlb_miss_u=1 walk_u=1 itlb_walk_u=1 \
+		itlb_miss_u_4k=0 itlb_miss_u_2m=1
 fi
 if run2 x86-tb x86 mode=tb; then counts_x86 x86-tb; fi
 

@@ -56,6 +56,17 @@ grep -qF -- '- compile, modelled dTLB misses (user), mthp-64k against mthp-4k: -
 grep -qF -- 'exec readahead on (mthp-4k) against off (exec-ra-off): -70.7% (target at most -50%: met).' <<<"$out" ||
 	fail "the iTLB target line is wrong"
 grep -qF '| k | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' <<<"$out" || fail "the hugetlb medians are wrong"
+# where the iTLB misses are left (windows 1 and 9 of the TLB meter carry the split)
+grep -qF -- '- compile, the user iTLB misses left with exec readahead on (mthp-4k): 95.0% on text the model covered with a 64K or 2M entry, 5.0% on text in 4K pages (exec-ra-off: 8.0% and 92.0%); their page walks (user) 30.0 K against 120.0 K (-75.0%).' <<<"$out" ||
+	fail "the iTLB split line is wrong"
+copy "$D/bench-tlb-arm64.log" tlbsum
+sed -i '9s/itlb_miss_u_64k=328000/itlb_miss_u_64k=328001/' "$t/tlbsum.meter"
+! $W --tlb "$t/tlbsum.log" "$D/bench-arm64.log" >/dev/null 2>&1 ||
+	fail "a meter whose iTLB split does not add up is taken"
+copy "$D/bench-tlb-arm64.log" tlbold
+sed -i 's/ itlb_walk_k=.*//' "$t/tlbold.meter"
+grep -q 'iTLB misses left' <<<"$($W --tlb "$t/tlbold.log" "$D/bench-arm64.log")" &&
+	fail "a meter without the iTLB split gets a split line"
 
 # a missed target says so
 copy "$D/bench-arm64.log" m

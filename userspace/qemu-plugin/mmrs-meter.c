@@ -69,6 +69,9 @@ struct stats {
 	uint64_t itlb_miss[2];		/* L1 iTLB misses */
 	uint64_t dtlb_miss[2];		/* L1 dTLB misses */
 	uint64_t walks[2];		/* L2 TLB misses: page walks */
+	uint64_t iwalks[2];		/* the page walks of instruction fetches */
+	/* L1 iTLB misses by the entry that refilled L1: [priv][4K, 64K, 2M] */
+	uint64_t itlb_miss_sz[2][3];
 };
 
 struct tlbe {
@@ -509,6 +512,8 @@ static void tlb_access(struct vcpu *v, int side, uint64_t va, uint64_t pa,
 		shift = e->shift;
 	} else {
 		STAT_ADD(v->st.walks[priv], 1);
+		if (side == SIDE_I)
+			STAT_ADD(v->st.iwalks[priv], 1);
 		if (pmap_record(&ss->pm, va, pa)) {
 			level_drop_large(&ss->l1, side, va);
 			level_drop_large(&v->l2, side, va);
@@ -516,6 +521,8 @@ static void tlb_access(struct vcpu *v, int side, uint64_t va, uint64_t pa,
 		shift = coverage(&ss->pm, va);
 		level_insert(&v->l2, side, va, pa, shift);
 	}
+	if (side == SIDE_I)
+		STAT_ADD(v->st.itlb_miss_sz[priv][shift == SHIFT_4K ? 0 : shift == SHIFT_64K ? 1 : 2], 1);
 	level_insert(&ss->l1, side, va, pa, shift);
 }
 
@@ -618,7 +625,7 @@ static void vcpu_marker(unsigned int vcpu_index, void *udata)
 	struct window *w = &windows[id];
 	struct stats now, d;
 	uint64_t *pn = (uint64_t *)&now, *ps, *pd = (uint64_t *)&d;
-	char line[768];
+	char line[1024];
 	size_t j;
 
 	pthread_mutex_lock(&win_lock);
@@ -665,7 +672,10 @@ static void vcpu_marker(unsigned int vcpu_index, void *udata)
 			      " itlb_miss_k=%" PRIu64 " itlb_miss_u=%" PRIu64
 			      " dtlb_miss_k=%" PRIu64 " dtlb_miss_u=%" PRIu64
 			      " walk_k=%" PRIu64 " walk_u=%" PRIu64
-			      " dacc_k=%" PRIu64 " dacc_u=%" PRIu64,
+			      " dacc_k=%" PRIu64 " dacc_u=%" PRIu64
+			      " itlb_walk_k=%" PRIu64 " itlb_walk_u=%" PRIu64
+			      " itlb_miss_k_4k=%" PRIu64 " itlb_miss_k_64k=%" PRIu64 " itlb_miss_k_2m=%" PRIu64
+			      " itlb_miss_u_4k=%" PRIu64 " itlb_miss_u_64k=%" PRIu64 " itlb_miss_u_2m=%" PRIu64,
 			      tlb->name,
 			      mpki(d.itlb_miss[KERN], d.insns[KERN]),
 			      mpki(d.itlb_miss[USER], d.insns[USER]),
@@ -674,7 +684,10 @@ static void vcpu_marker(unsigned int vcpu_index, void *udata)
 			      d.itlb_miss[KERN], d.itlb_miss[USER],
 			      d.dtlb_miss[KERN], d.dtlb_miss[USER],
 			      d.walks[KERN], d.walks[USER],
-			      d.dacc[KERN], d.dacc[USER]);
+			      d.dacc[KERN], d.dacc[USER],
+			      d.iwalks[KERN], d.iwalks[USER],
+			      d.itlb_miss_sz[KERN][0], d.itlb_miss_sz[KERN][1], d.itlb_miss_sz[KERN][2],
+			      d.itlb_miss_sz[USER][0], d.itlb_miss_sz[USER][1], d.itlb_miss_sz[USER][2]);
 	snprintf(line + j, sizeof(line) - j, "\n");
 	log_line(line);
 out:
