@@ -99,6 +99,31 @@ sed -n '/^#### arm64/,/^### Seed 001/p' "$t/r0.md" | sed '$d' > "$t/a0"
 cmp -s "$t/a0" "$t/a1" || fail "--out: the arm64 table was not kept as it was"
 grep -qF '| k | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' "$t/r.md" || fail "--out: the hugetlb table was not kept"
 grep -qF 'Do not edit:' "$t/r.md" || fail "--out: no preamble"
+# a kept hugetlb row stays beside new ones only if it was measured with sleep=off
+cp "$D/hugetlb.log" "$t/hj.log"
+cp "$D/hugetlb.verdict" "$t/hj.verdict"
+$W --out "$t/r.md" --hugetlb "j=$t/hj.log" "$t/x.log" || fail "--out with a second hugetlb log failed"
+grep -qF '| k | 62 | 96 |' "$t/r.md" && grep -qF '| j | 62 | 96 |' "$t/r.md" ||
+	fail "--out: a kept hugetlb row measured with sleep=off was dropped"
+sed -i 's/(`-icount shift=0,sleep=off`,/(`-icount shift=0`,/' "$t/r.md"
+$W --out "$t/r.md" --hugetlb "j=$t/hj.log" "$t/x.log" || fail "--out over an old hugetlb table failed"
+! grep -qF '| k | 62 | 96 |' "$t/r.md" && grep -qF '| j | 62 | 96 |' "$t/r.md" ||
+	fail "--out: a hugetlb row measured without sleep=off was kept beside new ones"
+# make bench's document marks each table of real.md measured on a kernel that could not see
+python3 - "$REPO/scripts" "$t/r.md" <<'PY' || fail "bench.py real_blind() marks the wrong tables"
+import sys
+sys.path.insert(0, sys.argv[1])
+import bench
+new = open(sys.argv[2]).read().split("\n")
+assert not any("could not report" in l for l in bench.real_blind(new)), "a table of the plugin is marked"
+old = ["#### arm64 (3 rounds, medians)", "", "| compile | guest time (s) | system (s) |",
+       "#### x86_64 (1 round; each row the run with the median kernel instructions)", "",
+       "| compile | round | kernel insns (M) |",
+       "### Seed 001: allocating and freeing 2 MiB hugetlb pages", "", "(`-icount shift=0`, 4 GiB"]
+got = bench.real_blind(old)
+marked = [got[i - 2] for i, l in enumerate(got) if "could not report" in l]
+assert marked == [old[0], old[6]], marked
+PY
 
 # refused: a failed step, a failed or missing verdict, no windows, a window
 # that disagrees, a warning of the plugin, different objects, a log without
