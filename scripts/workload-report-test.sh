@@ -56,6 +56,13 @@ grep -qF -- '- compile, modelled dTLB misses (user), mthp-64k against mthp-4k: -
 grep -qF -- 'exec readahead on (mthp-4k) against off (exec-ra-off): -70.7% (target at most -50%: met).' <<<"$out" ||
 	fail "the iTLB target line is wrong"
 grep -qF '| k | 62 | 96 | x1.55 | 94 | 118 | x1.26 |' <<<"$out" || fail "the hugetlb medians are wrong"
+# a TLB round with another tlb_min is named so, and not mixed with the rule of 16
+copy "$D/bench-tlb-arm64.log" tmin
+sed -i 's/ tlb_min=16 / tlb_min=1 /' "$t/tmin.meter"
+grep -qF 'TLB model `n1,tlb_min=1` (W=bench-tlb' <<<"$($W --tlb "$t/tmin.log" "$D/bench-arm64.log")" ||
+	fail "a TLB round with tlb_min=1 is not named with it"
+! $W --tlb "$t/tmin.log" --tlb "$D/bench-tlb-arm64.log" "$D/bench-arm64.log" >/dev/null 2>&1 ||
+	fail "TLB rounds with tlb_min 1 and 16 are put in one table"
 # where the iTLB misses are left (windows 1 and 9 of the TLB meter carry the split)
 grep -qF -- '- compile, the user iTLB misses left with exec readahead on (mthp-4k): 95.0% on text the model covered with a 64K or 2M entry, 5.0% on text in 4K pages (exec-ra-off: 8.0% and 92.0%); their page walks (user) 30.0 K against 120.0 K (-75.0%).' <<<"$out" ||
 	fail "the iTLB split line is wrong"

@@ -134,7 +134,8 @@ fi
 # adds the TLB model of a named core (arm64: Neoverse N1, with 64K entries
 # for contiguous 64K blocks; x86_64: Skylake); a large entry is given to a
 # block once all of its first 16 walked pages agree (tlb_min=16: a
-# contiguous-bit block needs its 16 entries). The window lines go to
+# contiguous-bit block needs its 16 entries; MMRS_METER_TLB_MIN=N asks
+# for N, and the report names the model with it). The window lines go to
 # build/results/workload-ARCH-FLAVOUR-NAME.meter; the console says which
 # step each window is ("mmrs-meter-step N ID LABEL").
 meterlog=""
@@ -145,9 +146,14 @@ if { [ "$name" = bench ] || [ "$name" = bench-tlb ]; } && [ "${MMRS_METER:-1}" !
 	if [ "$name" = bench-tlb ]; then
 		case "$arch" in x86_64) tlb=x86core ;; arm64) tlb=n1 ;; esac
 	fi
+	tlb_min=${MMRS_METER_TLB_MIN:-16}
+	case "$tlb_min" in
+	[1-9]|[1-9][0-9]|[1-4][0-9][0-9]|50[0-9]|51[0-2]) ;;
+	*) echo "workload: MMRS_METER_TLB_MIN=$tlb_min: want 1-512" >&2; exit 2 ;;
+	esac
 	meterlog="$REPO/build/results/workload-$arch-$flavour-$name.meter"
 	rm -f "$meterlog"
-	qemu_extra+=(-plugin "$REPO/build/qemu-plugin/libmmrs-meter.so,log=$meterlog,mode=${MMRS_METER_MODE:-tb},tlb=$tlb,tlb_min=16")
+	qemu_extra+=(-plugin "$REPO/build/qemu-plugin/libmmrs-meter.so,log=$meterlog,mode=${MMRS_METER_MODE:-tb},tlb=$tlb,tlb_min=$tlb_min")
 	MMRS_APPEND="mmrs.meter=1 ${MMRS_APPEND:-}"
 fi
 
