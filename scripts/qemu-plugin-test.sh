@@ -120,7 +120,28 @@ run2() {	# name arch plugin-args [qemu args...]; sets LOG
 	else
 		bad "$name: the two runs differ: $(diff <(grep ' window ' "$LOG") <(grep ' window ' "$LOG.2") | head -n4 | tr '\n' ' ')"
 	fi
+	split_sums "$name"
 	return 0
+}
+
+# With a TLB model, in every window: the iTLB misses split by the entry
+# that refilled the L1 add up to the misses, kernel and user apart, and
+# the instruction side's walks are a part of all walks.
+split_sums() {	# name
+	local errs
+	grep -q ' window .* tlb=' "$LOG" || return 0
+	errs=$(awk '$1 == "mmrs-meter:" && $2 == "window" {
+		delete f
+		for (i = 4; i <= NF; i++) { n = index($i, "="); f[substr($i, 1, n - 1)] = substr($i, n + 1) }
+		for (p = 0; p < 2; p++) {
+			s = p ? "u" : "k"
+			if (f["itlb_miss_" s "_4k"] + f["itlb_miss_" s "_64k"] + f["itlb_miss_" s "_2m"] != f["itlb_miss_" s] ||
+			    f["itlb_walk_" s] > f["walk_" s])
+				printf " window %s (%s): itlb_miss=%s 4k=%s 64k=%s 2m=%s itlb_walk=%s walk=%s", $3, s,
+					f["itlb_miss_" s], f["itlb_miss_" s "_4k"], f["itlb_miss_" s "_64k"],
+					f["itlb_miss_" s "_2m"], f["itlb_walk_" s], f["walk_" s]
+		} }' "$LOG")
+	[ -z "$errs" ] && ok "$1: every window's iTLB split adds up" || bad "$1:$errs"
 }
 
 field() {	# log window key
@@ -146,6 +167,7 @@ counts_a64() {	# name insns-of-window-7
 	expect "$1" 7 kernel_insns=0 user_insns="$2"
 	expect "$1" 4 kernel_insns=$((2 * N4)) user_insns=0
 	expect "$1" 5 kernel_insns=$((2 * N5)) user_insns=$((2 * N5 + 1))
+	expect "$1" 11 kernel_insns=$((65 * R3 + 1)) user_insns=1
 	expect "$1" 9 kernel_insns=0 user_insns=0
 	local l polls
 	for l in "$LOG" "$LOG.2"; do
@@ -193,12 +215,17 @@ if run2 a64-n1-4k a64 tlb=n1,tlb_cont=0,tlb_huge=0; then
 		itlb_walk_u=0
 	expect a64-n1-4k 3 itlb_miss_u=$((64 * R3 + 1)) walk_u=64 dtlb_miss_u=0 itlb_walk_u=64 \
 		itlb_miss_u_4k=$((64 * R3 + 1)) itlb_miss_u_64k=0 itlb_miss_u_2m=0
+	# window 11: the same pages at the kernel alias (MMU on): kernel misses,
+	# and the return to the main page, evicted meanwhile
+	expect a64-n1-4k 11 itlb_miss_k=$((64 * R3)) itlb_walk_k=64 walk_k=64 itlb_miss_u=1 \
+		itlb_miss_k_4k=$((64 * R3)) itlb_miss_k_64k=0 itlb_miss_k_2m=0
 fi
 # 64K entries (contpte coverage): 16 data blocks, 4 code blocks, compulsory.
 if run2 a64-n1-64k a64 tlb=n1,tlb_cont=1,tlb_huge=0; then
 	expect a64-n1-64k 2 dtlb_miss_u=16 walk_u=16 dacc_u=$((256 * R2))
 	expect a64-n1-64k 3 itlb_miss_u=4 walk_u=4 itlb_walk_u=4 \
 		itlb_miss_u_4k=0 itlb_miss_u_64k=4 itlb_miss_u_2m=0
+	expect a64-n1-64k 11 itlb_miss_k=4 itlb_walk_k=4 itlb_miss_k_4k=0 itlb_miss_k_64k=4 itlb_miss_k_2m=0
 fi
 # 2M entries: the data buffer is one 2M block; the code block is known.
 if run2 a64-n1-2m a64 tlb=n1; then

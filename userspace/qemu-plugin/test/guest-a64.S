@@ -14,6 +14,8 @@
  *   7     N7 rounds with a data abort, MMU on        user 9*N7 (insn mode)
  *   4     loop at the TTBR1 alias                    kernel 2*N4
  *   5     user loop, branch to TTBR1, kernel loop    user 2*N5+1, kernel 2*N5
+ *  11     window 3's 64 code pages at the TTBR1      user 1, kernel 65*R3+1
+ *         alias, MMU on (kernel iTLB misses)
  *   9     guest-c.c: mmrs_meter_begin(9); _end(9)    0
  *  10     guest-c.c: the same with a run-time id     (compiler's code)
  *   6     vCPU0 starts vCPU1 (PSCI) and stops;       user 9 + 3 + 2*N6 + 8*P
@@ -134,6 +136,7 @@ _start:
 
 	/* window 3: 64 code pages */
 	movz	x5, #R3
+	adr	x8, chain_ret
 	MBEGIN	3
 	b	chain
 chain_ret:
@@ -208,6 +211,17 @@ kwin5:
 	br	x8
 kret5:
 	PUTC	'5'
+
+	/* window 11: the 64 code pages at the kernel alias */
+	movz	x5, #R3
+	adr	x0, chain
+	add	x0, x0, x7
+	adr	x8, kret11
+	MBEGIN	11
+	br	x0
+kret11:
+	MEND	11
+	PUTC	'k'
 
 	/* windows 9 and 10: the C header */
 	bl	cwin_const
@@ -291,6 +305,6 @@ chain:
 	.endr
 	subs	x5, x5, #1
 	b.ne	chain
-	b	chain_ret
+	br	x8			/* back to the caller: window 3 or 11 */
 
 	.section .note.GNU-stack, "", %progbits
