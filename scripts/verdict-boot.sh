@@ -13,6 +13,8 @@
 #   bug            BUG() (LKDTM BUG; the hung-task detector goes quiet
 #                  after an oops, so it comes after hung-task)
 #   soft-lockup    the soft-lockup detector (LKDTM SOFTLOCKUP)
+#   hard-lockup    the hard-lockup detector (LKDTM HARDLOCKUP): the buddy
+#                  detector, the one a TCG guest can run
 #
 # Passes when: the guest provoked every class asked for (default all); the
 # part of the console log between each class's records holds that class's
@@ -29,7 +31,7 @@ arch=${1:?usage: verdict-boot.sh ARCH [FLAVOUR] [CLASS...]}
 flavour=${2:-prod-debug}
 shift 2 2>/dev/null || shift $#
 classes=("$@")
-[ ${#classes[@]} -gt 0 ] || classes=(warn vm-warn-folio hung-task bug soft-lockup)
+[ ${#classes[@]} -gt 0 ] || classes=(warn vm-warn-folio hung-task bug soft-lockup hard-lockup)
 log="$REPO/build/results/verdict-$arch-$flavour.log"
 "$REPO/scripts/image.sh" "$arch" "$flavour" >/dev/null || exit 1
 initrd=$(MMRS_INITRAMFS_TAG=verdict "$REPO/scripts/initramfs.sh" "$arch") || exit 1
@@ -43,6 +45,7 @@ declare -A sig=(
 	[bug]='kernel BUG at drivers/misc/lkdtm/'
 	[hung-task]='blocked for more than [0-9]+ seconds'
 	[soft-lockup]='BUG: soft lockup'
+	[hard-lockup]='Watchdog detected hard LOCKUP on cpu'
 )
 for c in "${classes[@]}"; do
 	[ -n "${sig[$c]:-}" ] || { echo "verdict-boot: no class $c (${!sig[*]})" >&2; exit 2; }
@@ -50,8 +53,9 @@ done
 
 progs=provoke
 for c in "${classes[@]}"; do progs+=":$c"; done
-# Two vCPUs: the soft lockup takes the last one for good.
-err=$(MMRS_SMP=2 MMRS_INITRD=$initrd MMRS_LOG=$log "$REPO/scripts/boot.sh" "$arch" "$flavour" "$progs" 600 2>&1 >/dev/null)
+# Three vCPUs: the soft lockup takes the last one for good, the hard lockup
+# the one before it, and the buddy detector needs a CPU left to see it.
+err=$(MMRS_SMP=3 MMRS_INITRD=$initrd MMRS_LOG=$log "$REPO/scripts/boot.sh" "$arch" "$flavour" "$progs" 600 2>&1 >/dev/null)
 brc=$?
 rc=0
 fail() { echo "verdict-boot: $arch $flavour: $*; console log: ${log#$REPO/}" >&2; rc=1; }

@@ -216,6 +216,12 @@ static int mt(int rounds)
 	int r, t, k, i;
 
 	printf("== bench mt: threads each touching 64 MiB of their own at order 0 ==\n");
+	/* Each thread on a CPU of its own, or the run measures no contention. */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < nthreads[1]) {
+		fprintf(stderr, "bench mt: %d threads need as many CPUs online, and %ld are (the kernel's NR_CPUS, or -smp?)\n",
+			nthreads[1], sysconf(_SC_NPROCESSORS_ONLN));
+		return 1;
+	}
 	set_mthp(2048, "never");
 	set_mthp(64, "never");
 	for (r = 0; r < rounds; r++)

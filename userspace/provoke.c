@@ -11,15 +11,23 @@
  *                                              hung-task detector is silent)
  *   soft-lockup    the soft-lockup detector    LKDTM SOFTLOCKUP (spins with
  *                                              preemption off, for good)
+ *   hard-lockup    the hard-lockup detector    LKDTM HARDLOCKUP (spins with
+ *                                              interrupts off, for good)
  *
  * Each class is framed by "mmrs-provoke: begin NAME" and "mmrs-provoke: end
  * NAME" records, so that the host can judge each part of the console log on
  * its own. Between them the program waits, reading /dev/kmsg, until the
  * kernel has logged the class's own line; a class whose line never comes
  * fails it. The detectors are made quick for this boot only: hung tasks at
- * 5 s (hung_task_timeout_secs) and soft lockups at 2 * 4 s (watchdog_thresh).
+ * 5 s (hung_task_timeout_secs), soft lockups at 2 * 4 s and hard lockups at
+ * about 4 s (watchdog_thresh).
  *
- * The soft lockup leaves a CPU spinning, so the program ends the boot itself
+ * Each lockup takes a CPU for good: the soft lockup the last CPU, the hard
+ * lockup the one before it. The buddy hard-lockup detector (the only one a
+ * TCG guest can run: it has no PMU NMI) has each CPU check the next one, so
+ * the hard lockup needs a CPU left to check it: three CPUs for both.
+ *
+ * A lockup leaves a CPU spinning, so the program ends the boot itself
  * with SysRq-b (an immediate reboot, which QEMU's -no-reboot makes an exit)
  * after printing "mmrs-provoke: all N provoked". Usage: provoke [NAME...]
  * (default: every class, in the order above).
@@ -44,7 +52,7 @@ struct class {
 	const char *file;	/* where the trigger is written */
 	const char *word;	/* what is written */
 	int child;		/* write it from a child that never returns */
-	int last_cpu;		/* pin that child to the last CPU */
+	int pin;		/* pin that child to the pin-th CPU from the last */
 	const char *expect[2];	/* the kernel's own lines, all required */
 	int timeout;		/* seconds */
 };
@@ -60,6 +68,8 @@ static const struct class classes[] = {
 	  { "kernel BUG at", "lkdtm_BUG" }, 30 },
 	{ "soft-lockup", LKDTM, "SOFTLOCKUP", 1, 1,
 	  { "BUG: soft lockup", NULL }, 90 },
+	{ "hard-lockup", LKDTM, "HARDLOCKUP", 1, 2,
+	  { "Watchdog detected hard LOCKUP on cpu", NULL }, 90 },
 };
 
 static int kmsg_w = -1;
@@ -134,13 +144,16 @@ static int provoke(const struct class *c)
 	} else {
 		pid = fork();
 		if (pid == 0) {
-			if (c->last_cpu) {
+			if (c->pin) {
 				cpu_set_t set;
 				long n = sysconf(_SC_NPROCESSORS_ONLN);
 
+				/* and leave at least one CPU to the rest */
+				if (n <= c->pin)
+					_exit(2);
 				CPU_ZERO(&set);
-				CPU_SET(n - 1, &set);
-				if (n < 2 || sched_setaffinity(0, sizeof(set), &set))
+				CPU_SET(n - c->pin, &set);
+				if (sched_setaffinity(0, sizeof(set), &set))
 					_exit(2);
 			}
 			_exit(write_str(c->file, c->word) ? 1 : 0);
@@ -208,7 +221,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("mmrs-provoke: all %d provoked\n", done);
-	/* A CPU may be spinning for good (soft-lockup): reboot at once. */
+	/* A CPU may be spinning for good (the lockups): reboot at once. */
 	sync();
 	write_str("/proc/sysrq-trigger", "b");
 	sleep(10);
