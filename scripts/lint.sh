@@ -354,13 +354,17 @@ if out=$(python3 "$REPO/scripts/debian-diff.py" check x86_64 "$T" "$("$REPO/scri
 	rc=1
 fi
 rm -f "$dl"
-echo "lint: image.sh refuses a kernel without the soft-lockup detector"
+# Both detectors off by a last fragment (the buddy hard-lockup detector
+# selects the soft-lockup one, so neither goes off alone).
+echo "lint: image.sh refuses a kernel without the soft- and hard-lockup detectors"
 ex=$(mktemp)
-echo '# CONFIG_SOFTLOCKUP_DETECTOR is not set' > "$ex"
+printf '# CONFIG_%s is not set\n' HARDLOCKUP_DETECTOR HARDLOCKUP_DETECTOR_PREFER_BUDDY SOFTLOCKUP_DETECTOR > "$ex"
 if out=$(MMRS_CONFIG_ONLY=1 MMRS_CONFIG_EXTRA="$ex" MMRS_IMAGE_OUT="$REPO/build/lint-required" \
 		"$REPO/scripts/image.sh" x86_64 test 2>&1) ||
-   ! grep -q 'lacks CONFIG_SOFTLOCKUP_DETECTOR=y (configs/required.txt)' <<< "$out"; then
-	echo "lint: image.sh took a kernel without CONFIG_SOFTLOCKUP_DETECTOR (got: $(tail -n 2 <<< "$out"))" >&2
+   ! grep -q 'lacks CONFIG_SOFTLOCKUP_DETECTOR=y (configs/required.txt)' <<< "$out" ||
+   ! grep -q 'lacks CONFIG_HARDLOCKUP_DETECTOR=y (configs/required.txt)' <<< "$out" ||
+   ! grep -q 'lacks CONFIG_HARDLOCKUP_DETECTOR_BUDDY=y (configs/required.txt)' <<< "$out"; then
+	echo "lint: image.sh took a kernel without the lockup detectors (got: $(tail -n 3 <<< "$out"))" >&2
 	rc=1
 fi
 rm -f "$ex"
