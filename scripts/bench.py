@@ -331,6 +331,12 @@ def markdown(runs):
                     "nothing), no lockup detector and, on arm64, no contpte, and `-icount` ran "
                     "with `sleep=on` (idle time followed the host's clock). Not measured again "
                     "since: `make bench` replaces these figures.", ""]
+        if mt_too_few_cpus(run):
+            out += ["**The mt figures ran four threads on fewer than four CPUs**: measured on a "
+                    "test kernel that brought up fewer CPUs than `-smp 4` (x86_64's `tinyconfig` "
+                    "left `NR_CPUS` at 2 until 2026-11-28; `docs/testing.rst`). Not measured again "
+                    f"since: `MMRS_BENCH_PROGS4=bench:mt:2 MMRS_BENCH_UPDATE=... make bench ARCH={a}` "
+                    "replaces them.", ""]
         if s["anon"]:
             out += ["### Anonymous faults: 256 MiB touched one byte a page", "",
                     "| folio size | faults C | faults Rust | fewer than order 0 | ns/MiB C | ns/MiB Rust | Rust vs C |",
@@ -799,6 +805,26 @@ def check_log(log, progs):
         sys.exit(1)
 
 
+def mt_cpus(log):
+    """The CPUs online in LOG's mt run ("mmrs-bench mt: N CPUs online"), or None."""
+    m = re.findall(r"mmrs-bench mt: (\d+) CPUs online", open(log, errors="replace").read())
+    return int(m[-1]) if m else None
+
+
+def mt_too_few_cpus(run):
+    """Whether RUN's mt figures ran their four threads on fewer than four CPUs: the CPUs of
+    the last measurement of mt (its "mt_cpus"), or, where it did not record them, an x86_64
+    test kernel of before 2026-11-28, whose tinyconfig NR_CPUS=2 brought up two of -smp 4."""
+    if not run["data"].get("mt"):
+        return False
+    last = run
+    for u in run.get("updates", []):
+        if "mt" in u["kinds"]:
+            last = u
+    cpus = last.get("mt_cpus")
+    return cpus < 4 if cpus is not None else run["arch"] == "x86_64"
+
+
 def update(arch, log, md, progs, command, why):
     """Replaces in docs/bench/ARCH.json the kinds of measurement that LOG has, keeps the rest,
     and regenerates MD: a benchmark run again on its own after a change that only it sees."""
@@ -824,6 +850,8 @@ def update(arch, log, md, progs, command, why):
     run["summary"] = summarise(run["data"])
     run.setdefault("updates", []).append({"date": time.strftime("%Y-%m-%d"), "command": command,
                                           "programs": progs, "kinds": kinds, "why": why})
+    if "mt" in kinds:
+        run["updates"][-1]["mt_cpus"] = mt_cpus(log)
     write_run(run, [path], md)
     print(f"bench: {', '.join(kinds)} of docs/bench/{arch}.json and {os.path.relpath(md, REPO)} updated")
     return 0
@@ -846,7 +874,7 @@ def main():
         return 1
     run = {"arch": arch, "base": read_base(), "command": f"make bench ARCH={arch}",
            "date": time.strftime("%Y-%m-%d"), "qemu": "-icount shift=0 -m 3G; -smp 1, and -smp 4 for mt",
-           "programs": progs, "data": data, "summary": summarise(data)}
+           "programs": progs, "data": data, "summary": summarise(data), "mt_cpus": mt_cpus(log)}
     write_run(run, [json_out, os.path.join(REPO, "docs", "bench", f"{arch}.json")], md)
     print(f"bench: {json_out}, docs/bench/{arch}.json and {os.path.relpath(md, REPO)} written")
     return 0

@@ -382,6 +382,28 @@ sys.exit(bench.blind_kinds(run) != ["ksm", "mt"])' "$REPO/scripts"; then
 	echo "lint: bench.py blind_kinds() does not name exactly the kinds measured before BLIND_UNTIL" >&2
 	rc=1
 fi
+echo "lint: bench.py marks mt figures that ran on fewer CPUs than threads"
+if ! out=$(/usr/bin/python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import bench
+mt = {"mt": [1]}
+cases = [  # run, marked?
+    ({"arch": "x86_64", "data": mt}, True),  # an x86_64 kernel before NR_CPUS=8
+    ({"arch": "arm64", "data": mt}, False),
+    ({"arch": "x86_64", "data": mt, "mt_cpus": 4}, False),
+    ({"arch": "x86_64", "data": mt, "updates": [{"kinds": ["mt"], "mt_cpus": 4}]}, False),
+    ({"arch": "x86_64", "data": mt, "mt_cpus": 4, "updates": [{"kinds": ["mt"], "mt_cpus": 2}]}, True),
+    ({"arch": "arm64", "data": mt, "updates": [{"kinds": ["mt"], "mt_cpus": 2}]}, True),
+    ({"arch": "x86_64", "data": mt, "updates": [{"kinds": ["mt"], "mt_cpus": 4}, {"kinds": ["anon"]}]}, False),
+    ({"arch": "x86_64", "data": {"mt": []}}, False),
+]
+bad = [i for i, (run, want) in enumerate(cases) if bench.mt_too_few_cpus(run) != want]
+print(bad)
+sys.exit(1 if bad else 0)' "$REPO/scripts" 2>&1); then
+	echo "lint: bench.py mt_too_few_cpus() is wrong for cases $out" >&2
+	rc=1
+fi
 echo "lint: bench.py refuses the log of a failed run"
 bl=$(mktemp -d)
 printf 'mmrs-data bench anon size_kb=4 path=c faults=1\nmmrs-init: bench exited 1\nmmrs-init: done\n' > "$bl/exit.log"
