@@ -222,6 +222,7 @@ static int mt(int rounds)
 			nthreads[1], sysconf(_SC_NPROCESSORS_ONLN));
 		return 1;
 	}
+	printf("mmrs-bench mt: %ld CPUs online\n", sysconf(_SC_NPROCESSORS_ONLN));
 	set_mthp(2048, "never");
 	set_mthp(64, "never");
 	for (r = 0; r < rounds; r++)
