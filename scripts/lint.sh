@@ -404,6 +404,22 @@ sys.exit(1 if bad else 0)' "$REPO/scripts" 2>&1); then
 	echo "lint: bench.py mt_too_few_cpus() is wrong for cases $out" >&2
 	rc=1
 fi
+# bench mt counts the CPUs it may run on (online and in its affinity), and
+# refuses to run more threads than that. Built for the host and run on one
+# CPU (taskset), as nobody: a bench that went on could not write the host's
+# /sys/kernel/mm knobs.
+echo "lint: bench mt refuses more threads than CPUs it may run on"
+bm=$(mktemp -d)
+if ! gcc -O2 -Wall -Werror -o "$bm/bench" "$REPO/userspace/bench.c" -lpthread 2> "$bm/cc.log"; then
+	echo "lint: userspace/bench.c does not build for the host: $(head -n 3 "$bm/cc.log")" >&2
+	rc=1
+elif out=$(taskset -c 0 setpriv --reuid=65534 --regid=65534 --clear-groups "$bm/bench" mt 1 2>&1) ||
+     ! grep -q 'bench mt: 4 threads need as many CPUs online, and 1 are' <<< "$out" ||
+     grep -q 'mmrs-data bench mt' <<< "$out"; then
+	echo "lint: bench mt ran four threads on one CPU (got: $(tail -n 2 <<< "$out"))" >&2
+	rc=1
+fi
+rm -rf "$bm"
 echo "lint: bench.py refuses the log of a failed run"
 bl=$(mktemp -d)
 printf 'mmrs-data bench anon size_kb=4 path=c faults=1\nmmrs-init: bench exited 1\nmmrs-init: done\n' > "$bl/exit.log"

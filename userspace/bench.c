@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,19 +211,33 @@ static void *mt_worker(void *data)
 	return NULL;
 }
 
+/*
+ * The CPUs this process may run on: those online, less any its affinity
+ * (taskset, a cpuset) takes away.
+ */
+static long usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return sysconf(_SC_NPROCESSORS_ONLN);
+	return CPU_COUNT(&set);
+}
+
 static int mt(int rounds)
 {
 	static const int nthreads[] = { 2, 4 };
+	long cpus = usable_cpus();
 	int r, t, k, i;
 
 	printf("== bench mt: threads each touching 64 MiB of their own at order 0 ==\n");
 	/* Each thread on a CPU of its own, or the run measures no contention. */
-	if (sysconf(_SC_NPROCESSORS_ONLN) < nthreads[1]) {
-		fprintf(stderr, "bench mt: %d threads need as many CPUs online, and %ld are (the kernel's NR_CPUS, or -smp?)\n",
-			nthreads[1], sysconf(_SC_NPROCESSORS_ONLN));
+	if (cpus < nthreads[1]) {
+		fprintf(stderr, "bench mt: %d threads need as many CPUs online, and %ld are (the kernel's NR_CPUS, -smp, or this process's affinity?)\n",
+			nthreads[1], cpus);
 		return 1;
 	}
-	printf("mmrs-bench mt: %ld CPUs online\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("mmrs-bench mt: %ld CPUs online\n", cpus);
 	set_mthp(2048, "never");
 	set_mthp(64, "never");
 	for (r = 0; r < rounds; r++)
