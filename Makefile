@@ -90,7 +90,8 @@ help:
 	@echo '  make mutate ARCH=A [FLAVOR=F] [MUTATIONS="name ..."]   break each rule of'
 	@echo '                         scripts/mutations.txt (or those named) in turn, expect a KUnit failure'
 	@echo '                         (slow: a kernel rebuild each); after a passing unmutated baseline;'
-	@echo '                         records docs/mutations/mutate-A[-F].json and docs/mutations.md (A may be all)'
+	@echo '                         records docs/mutations/mutate-A[-F].json and docs/mutations.md (A may be all);'
+	@echo '                         STALE=1: only those without a current verdict (stale, reconstructed, none)'
 	@echo '  make clean             remove the build output, keep the extracted tree'
 	@echo '  make distclean         remove build/ entirely'
 
@@ -182,7 +183,7 @@ fmt: prepare
 mutate_flavor = $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR))
 mutate: prepare
 	@rc=0; for a in $(arches); do \
-		scripts/mutate.sh $$a $(if $(mutate_flavor),--flavour $(mutate_flavor)) $(MUTATIONS) || rc=1; \
+		scripts/mutate.sh $$a $(if $(mutate_flavor),--flavour $(mutate_flavor)) $(if $(STALE),--stale) $(MUTATIONS) || rc=1; \
 	done; exit $$rc
 
 series: prepare

@@ -12,7 +12,9 @@
 # not run; a patch mutation reaches the tree and the tree is prepared again
 # afterwards; every file is restored, also after SIGINT and SIGTERM in the
 # middle of a run; the JSON records, the sample (deterministic, arch-aware,
-# --baseline-from), summary.sh's line and docs/mutations.md. Used by make lint.
+# --baseline-from), summary.sh's line and docs/mutations.md; a verdict
+# measured before its file's last change shown stale, and --stale measuring
+# again exactly those without a current verdict. Used by make lint.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +42,9 @@ broken-me @@ mm-rs/pt_reclaim/zap.rs @@ ok() @@ BROKEN()
 patch-me @@ patches/0006-fake.patch @@ +	flush(1); @@ +	flush(KILL);
 EOF
 (cd "$R" && find mm-rs patches scripts/mutations.txt -type f -exec md5sum {} + | sort) > "$tmp/pristine"
+# A repository of its own: each verdict records the commit it was measured at.
+gitc() { git -C "$R" -c user.name=mutate-test -c user.email=mutate-test@localhost "$@"; }
+gitc init -q && gitc add -A && gitc commit -qm base || { echo "mutate-test: git init" >&2; exit 1; }
 
 # The fake tree: patches/ copied by the fake prepare-tree.sh.
 cat > "$tmp/prepare.sh" <<'EOS'
@@ -168,9 +173,10 @@ python3 "$R/scripts/mutations-report.py" >/dev/null
 md="$R/docs/mutations.md"
 grep -qx '| \*\*overall\*\* | 3/5 (60%) | 2/2 (100%) |' "$md" &&
 	grep -qx '| pt reclaim | 1/2 (50%) | - |' "$md" &&
-	grep -q '^| arm-only \[arm64\] | `mm-rs/exec_ra/order.rs` | skipped | killed |' "$md" &&
+	grep -q '^| arm-only \[arm64\] | `mm-rs/exec_ra/order.rs` | skipped | killed at `[0-9a-f]\{7\}` |' "$md" &&
 	grep -q '^| same-me | `mm-rs/sysfs.c` | equivalent | equivalent | equivalent: addition commutes |' "$md" &&
-	grep -q '^| kill-me | .* | killed | killed | x86_64: `mm_rs_anon_order.allowable_orders_knobs: FAIL`' "$md" &&
+	grep -q '^| kill-me | .* | killed at `[0-9a-f]\{7\}` | killed at `[0-9a-f]\{7\}` | x86_64: `mm_rs_anon_order.allowable_orders_knobs: FAIL`' "$md" &&
+	grep -q '^  - verdicts: 5 current (measured at 1 commit), 0 stale, 0 reconstructed$' "$md" &&
 	grep -q '^- same-me (`mm-rs/sysfs.c`): addition commutes' "$md" ||
 	{ fail "docs/mutations.md:"; cat "$md" >&2; }
 
@@ -244,6 +250,52 @@ echo '// edited after the runs' >> "$R/mm-rs/anon/order.rs"
 FAKE_BASELINE_FAIL=1 mutate x86_64
 ! grep -q 'differs from the backup' "$tmp/err" ||
 	fail "an edit after clean runs: refused as a left-over backup"
+
+# A verdict measured before its file's last change is stale: shown so, with
+# both commits, and left out of the kill rate; --stale measures again
+# exactly the mutations without a current verdict, and then has nothing to do.
+gitc checkout -q -- scripts/mutations.txt
+gitc commit -qam 'edit order.rs'
+python3 "$R/scripts/mutations-report.py" >/dev/null
+grep -q '^| kill-me | `mm-rs/anon/order.rs` | \*\*stale\*\*: killed at `[0-9a-f]\{7\}`, file changed at `[0-9a-f]\{7\}` | \*\*stale\*\*: killed at ' "$md" &&
+	grep -q '^| patch-me | .* | killed at `[0-9a-f]\{7\}` |' "$md" &&
+	grep -qx '| \*\*overall\*\* | 1/2 (50%), 3 not current | 1/1 (100%), 1 not current |' "$md" &&
+	grep -q '^  - verdicts: 2 current (measured at 1 commit), 3 stale, 0 reconstructed$' "$md" ||
+	{ fail "docs/mutations.md after an edit of order.rs:"; cat "$md" >&2; }
+[ "$(python3 "$R/scripts/mutations.py" freshness "$R" 0123456789abcdef0123456789abcdef01234567 \
+	mm-rs/anon/order.rs | cut -f1)" = unknown ] || fail "freshness of a commit not in the repository"
+mutate x86_64 --stale
+[ "$(grep -c '^kunit' <<< "$calls")" = 4 ] && [ "$mrc" = 1 ] &&
+	[ "$(verdicts "$R/docs/mutations/mutate-x86_64.json")" = "$want" ] ||
+	fail "--stale after an edit of order.rs: exit $mrc, $(grep -c '^kunit' <<< "$calls") KUnit runs (want 4: the baseline and order.rs's 3), $(verdicts "$R/docs/mutations/mutate-x86_64.json")"
+python3 "$R/scripts/mutations-report.py" >/dev/null
+grep -q '^| \*\*overall\*\* | 3/5 (60%) | ' "$md" || fail "the kill rate after --stale: $(grep overall "$md")"
+gitc add -A docs && gitc commit -qm 'x86_64 measured again'
+mutate x86_64 --stale
+[ "$mrc" = 0 ] && [ -z "$calls" ] && grep -q 'nothing to measure' <<< "$out" ||
+	fail "--stale with every verdict current: exit $mrc, calls: $calls, $out"
+# reconstructed is not measured: --stale runs it again, as it runs the stale
+# kill-me; with names, only those of them without a current verdict
+python3 - "$R/docs/mutations/mutate-arm64.json" <<'EOP'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["mutations"]:
+    if m["name"] == "arm-only":
+        m["reconstructed"] = "from an old report"
+json.dump(d, open(sys.argv[1], "w"))
+EOP
+mutate arm64 --stale kill-me arm-only same-me
+[ "$(grep -c '^kunit' <<< "$calls")" = 3 ] && [ "$mrc" = 0 ] ||
+	fail "arm64 --stale with kill-me stale and arm-only reconstructed: exit $mrc, calls: $calls"
+mutate arm64 --stale kill-me arm-only
+[ "$mrc" = 0 ] && [ -z "$calls" ] || fail "arm64 --stale measured again: exit $mrc, calls: $calls"
+# without names: those never run on arm64 too (baseline, survive-me, splat-me, broken-me, patch-me)
+mutate arm64 --stale
+[ "$(grep -c '^kunit' <<< "$calls")" = 5 ] && [ "$mrc" = 1 ] ||
+	fail "arm64 --stale with 4 never run: exit $mrc, $(grep -c '^kunit' <<< "$calls") KUnit runs, want 5"
+mutate x86_64 --stale --sample 1
+[ "$mrc" = 2 ] || fail "--stale --sample: exit $mrc, want 2"
+! grep -q 'KILL\|SURVIVE\|SPLAT' "$R/mm-rs/anon/order.rs" || fail "order.rs left mutated by --stale"
 
 [ $rc = 0 ] && echo "mutate-test: ok"
 exit $rc

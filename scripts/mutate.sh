@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mutate.sh ARCH [--flavour F] [--sample N] [--baseline-from FILE] [NAME...]
+# mutate.sh ARCH [--flavour F] [--sample N] [--stale] [--baseline-from FILE] [NAME...]
 #
 # Mutation testing: breaks one rule at a time (scripts/mutations.txt, read by
 # scripts/mutations.py), runs the KUnit suites (scripts/kunit.sh ARCH [F]) on
@@ -19,6 +19,11 @@
 #   chosen from the HEAD commit's hash, so that successive commits rotate
 #   through the list (make test runs 2 on arm64).
 # - NAMEs: only those (make mutate MUTATIONS="...").
+# - --stale (make mutate STALE=1): only the mutations without a current
+#   verdict in docs/mutations/mutate-ARCH[-F].json: none yet, one
+#   reconstructed from an old report, or one measured before its file last
+#   changed (scripts/mutations.py freshness): a full re-measure too long for
+#   one sitting is done a part at a time. Nothing left to measure passes.
 # - Records: build/results/mutate-ARCH[-F].json (a sample:
 #   mutate-sample-ARCH[-F].json): each mutation's file, verdict (killed,
 #   survived, broken-build, error, stale, skipped, equivalent), the tests that
@@ -39,20 +44,21 @@ set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/env.sh"
-usage="usage: mutate.sh x86_64|arm64 [--flavour F] [--sample N] [--baseline-from FILE] [NAME...]"
+usage="usage: mutate.sh x86_64|arm64 [--flavour F] [--sample N] [--stale] [--baseline-from FILE] [NAME...]"
 arch=${1:?$usage}
 shift
 case "$arch" in
 x86_64|arm64) ;;
 *) echo "mutate: ARCH must be x86_64 or arm64, not '$arch'" >&2; exit 2 ;;
 esac
-flavour= sample=${MMRS_MUTATE_SAMPLE:-} base_from= names=()
+flavour= sample=${MMRS_MUTATE_SAMPLE:-} base_from= names=() stale=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--flavour|--flavor) flavour=${2:?$usage}; shift 2 ;;
 	--flavour=*|--flavor=*) flavour=${1#*=}; shift ;;
 	--sample) sample=${2:?$usage}; shift 2 ;;
 	--sample=*) sample=${1#*=}; shift ;;
+	--stale) stale=1; shift ;;
 	--baseline-from) base_from=${2:?$usage}; shift 2 ;;
 	--baseline-from=*) base_from=${1#*=}; shift ;;
 	-*) echo "$usage" >&2; exit 2 ;;
@@ -74,7 +80,7 @@ R="$REPO/build/results"
 D="$REPO/docs/mutations"
 if [ -n "$sample" ]; then
 	kind=sample out="$R/mutate-sample-$label.json"
-elif [ ${#names[@]} -gt 0 ]; then
+elif [ ${#names[@]} -gt 0 ] || [ -n "$stale" ]; then
 	kind=subset out="$D/mutate-$label.json"
 else
 	kind=full out="$D/mutate-$label.json"
@@ -86,7 +92,12 @@ if [ -n "$sample" ]; then
 	seed=${MMRS_MUTATE_SEED:-$(git -C "$REPO" rev-parse HEAD 2>/dev/null)}
 	[ -n "$seed" ] || { echo "mutate: --sample needs a commit (or MMRS_MUTATE_SEED)" >&2; exit 2; }
 fi
-planned=$($M plan "$arch" ${sample:+--sample "$sample" --seed "$seed"} "${names[@]}") || exit 2
+[ -z "$stale" ] || [ -z "$sample" ] || { echo "mutate: --stale and --sample do not go together" >&2; exit 2; }
+planned=$($M plan "$arch" ${sample:+--sample "$sample" --seed "$seed"} ${stale:+--stale "$out"} "${names[@]}") || exit 2
+if [ -n "$stale" ] && ! grep -q '^run' <<< "$planned"; then
+	echo "mutate: $label: every verdict in ${out#$REPO/} is current; nothing to measure"
+	exit 0
+fi
 
 # The file being mutated, its copy, and the KUnit run in flight.
 cur= child=

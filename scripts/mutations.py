@@ -21,9 +21,12 @@ apply) but is not run, and the report lists it with the argument.
 
 Subcommands (for mutate.sh):
   check                          what mutations-check.py prints
-  plan ARCH [--sample N --seed HEX] [NAME...]
+  plan ARCH [--sample N --seed HEX] [--stale JSON] [NAME...]
                                  one line a mutation: ACTION<TAB>NAME<TAB>FILE<TAB>WHY,
-                                 ACTION run, skip or equivalent
+                                 ACTION run, skip or equivalent; --stale JSON: only
+                                 those without a current measured verdict in JSON
+  freshness REPO COMMIT FILE     STATE<TAB>LAST: is a verdict measured at COMMIT
+                                 still about FILE's text (current, stale, unknown)
   apply NAME                     write the mutation into its file
   baseline FILE                  a kunit.py JSON every case of which passed
   verdict JSON LOG RC            VERDICT<TAB>KILLERS of one run
@@ -196,13 +199,15 @@ def by_name(muts, name):
 
 
 def plan(args):
-    arch, sample, seed, names = None, None, None, []
+    arch, sample, seed, names, stale_from = None, None, None, [], None
     it = iter(args)
     for a in it:
         if a == "--sample":
             sample = int(next(it))
         elif a == "--seed":
             seed = next(it)
+        elif a == "--stale":
+            stale_from = next(it)
         elif arch is None:
             arch = a
         else:
@@ -218,6 +223,16 @@ def plan(args):
         return 2
     if names:
         muts = [m for m in muts if m.name in names]
+    if stale_from is not None:
+        # Re-measure what the record cannot vouch for at this commit: no
+        # verdict yet, a verdict reconstructed from an old report, or one
+        # measured before its file last changed.
+        recs = {}
+        if os.path.exists(stale_from):
+            with open(stale_from) as f:
+                recs = {r["name"]: r for r in json.load(f).get("mutations", [])}
+        muts = [m for m in muts if m.equivalent or not m.applies_to(arch)
+                or standing(recs.get(m.name), m.file)[0] != "current"]
     rows = []
     if sample is not None:
         # A rotating sample: N of the mutations that can run here, spread
@@ -367,6 +382,45 @@ def git(*args):
         return ""
 
 
+def freshness(repo, commit, path):
+    """Whether a verdict measured at COMMIT is about PATH as it is now.
+
+    ("current", LAST) when PATH's last change, LAST, is COMMIT or one of
+    its ancestors; ("stale", LAST) when PATH changed after it; ("unknown",
+    LAST) when COMMIT or PATH's history is not in REPO (a shallow clone, a
+    rewritten branch), which is no better than stale."""
+    def run(*args):
+        return subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True)
+
+    last = run("log", "-1", "--format=%H", "--", path).stdout.strip()
+    if not commit or not last:
+        return "unknown", last
+    c = run("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    if c.returncode:
+        return "unknown", last
+    anc = run("merge-base", "--is-ancestor", last, c.stdout.strip())
+    if anc.returncode not in (0, 1):
+        return "unknown", last
+    return ("current" if anc.returncode == 0 else "stale"), last
+
+
+_standing = {}
+
+
+def standing(rec, path):
+    """(STATE, LAST) of one record: "missing" without one, "reconstructed"
+    when it was rebuilt from an old report rather than measured, else
+    freshness() of its commit (cached: the report asks for each cell)."""
+    if rec is None:
+        return "missing", ""
+    if rec.get("reconstructed"):
+        return "reconstructed", ""
+    key = (rec.get("commit"), path)
+    if key not in _standing:
+        _standing[key] = freshness(REPO, rec.get("commit"), path)
+    return _standing[key]
+
+
 def record(args):
     out, arch, flavour, kind, records = args[:5]
     rest = args[5:]
@@ -424,9 +478,14 @@ def record(args):
 
 
 def rate(rows):
-    ran = [r for r in rows if r["verdict"] not in ("skipped", "equivalent")]
-    k = sum(1 for r in ran if r["verdict"] == "killed")
-    return f"{k}/{len(ran)} ({100 * k // len(ran)}%)" if ran else "-"
+    """Killed of the (record, file) ROWS run and measured at their file's
+    present text; the others are named, not counted."""
+    ran = [(r, f) for r, f in rows if r["verdict"] not in ("skipped", "equivalent")]
+    cur = [r for r, f in ran if standing(r, f)[0] == "current"]
+    k = sum(1 for r in cur if r["verdict"] == "killed")
+    out = f"{k}/{len(cur)} ({100 * k // len(cur)}%)" if cur else "-"
+    old = len(ran) - len(cur)
+    return out + (f", {old} not current" if old else "")
 
 
 def report(args):
@@ -458,7 +517,18 @@ def report(args):
         r = res.get(m.name)
         if r is None:
             return "equivalent" if m.equivalent else "not run"
-        return r["verdict"]
+        v = r["verdict"]
+        if v in ("skipped", "equivalent"):
+            return v
+        state, last = standing(r, m.file)
+        at = f"{v} at `{(r.get('commit') or '?')[:7]}`"
+        if state == "current":
+            return at
+        if state == "reconstructed":
+            return f"{at}, reconstructed"
+        if state == "stale":
+            return f"**stale**: {at}, file changed at `{last[:7]}`"
+        return f"**unknown**: {at}, commit not in this clone"
 
     L = ["# Mutation testing", "",
          "Generated by `scripts/mutations-report.py` from the records of `make mutate`",
@@ -466,10 +536,16 @@ def report(args):
          "on a new machine adds to the verdicts of earlier runs); do not edit. Each mutation of",
          "`scripts/mutations.txt` breaks one rule; a KUnit failure (a failed or crashed",
          "case, a kernel splat, a suite that did not run) kills it. The kill rate is",
-         "killed of the mutations run (skipped and equivalent ones are not run).", ""]
+         "killed of the mutations run (skipped and equivalent ones are not run).", "",
+         "Each verdict names the commit it was measured at. It counts only while it is",
+         "current: its file has not changed since that commit. A verdict measured before",
+         "its file's last change is **stale**; one *reconstructed* from an old report, when",
+         "the run's own record was lost, is not a measurement. Neither counts in the kill",
+         "rate. `make mutate ARCH=all STALE=1` measures again every mutation without a",
+         "current verdict; `make mutate ARCH=all` measures them all at one commit.", ""]
     if not runs:
         L += ["No run recorded yet: `make mutate ARCH=all`.", ""]
-    for label, d, _ in runs:
+    for label, d, res in runs:
         c = d.get("counts", {})
         L.append(f"- {label}: {d.get('kind', '?')} run of {d.get('date', '?')} at "
                  f"{(d.get('commit') or 'unknown')[:12]}{' (uncommitted changes)' if d.get('dirty') else ''}"
@@ -477,6 +553,22 @@ def report(args):
                  + (f", some mutations run again on {', '.join(d['updated'])}" if d.get("updated") else "")
                  + ": "
                  + ", ".join(f"{c.get(v, 0)} {v}" for v in VERDICTS if c.get(v)))
+        st = {}
+        commits = set()
+        for m in muts:
+            r = res.get(m.name)
+            if m.equivalent or not m.applies_to(d["arch"]) or \
+                    (r and r["verdict"] in ("skipped", "equivalent")):
+                continue
+            state = standing(r, m.file)[0]
+            st[state] = st.get(state, 0) + 1
+            if state == "current":
+                commits.add((r.get("commit") or "?")[:7])
+        L.append(f"  - verdicts: {st.get('current', 0)} current (measured at "
+                 f"{len(commits)} commit{'s' if len(commits) != 1 else ''}), "
+                 f"{st.get('stale', 0)} stale, {st.get('reconstructed', 0)} reconstructed"
+                 + (f", {st['unknown']} at commits not in this clone" if st.get("unknown") else "")
+                 + (f", {st['missing']} not run" if st.get("missing") else ""))
     if runs:
         L.append("")
     L += ["## Kill rate", "", "| decision | " + " | ".join(labels or ["-"]) + " |",
@@ -485,7 +577,7 @@ def report(args):
         ms = muts if g == "overall" else groups.get(g, [])
         if not ms:
             continue
-        cells = [rate([res[m.name] for m in ms if m.name in res]) for _, _, res in runs]
+        cells = [rate([(res[m.name], m.file) for m in ms if m.name in res]) for _, _, res in runs]
         name = "**overall**" if g == "overall" else g
         L.append(f"| {name} | " + " | ".join(cells or ["-"]) + " |")
     L.append("")
@@ -541,6 +633,10 @@ def main(argv):
         return record(args)
     if cmd == "report":
         return report(args)
+    if cmd == "freshness" and len(args) == 3:
+        state, last = freshness(*args)
+        print(f"{state}\t{last}")
+        return 0 if state == "current" else 1
     print(__doc__, file=sys.stderr)
     return 2
 
