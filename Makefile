@@ -16,12 +16,13 @@ help:
 	@echo '  make run [ARCH=A]      build the test kernel, boot it under QEMU and show the Rust mm'
 	@echo '                         at work, Rust and C paths side by side (A: x86_64 or arm64)'
 	@echo '  make test              everything CI checks, within 45 minutes on a new machine: lints;'
-	@echo '                         the patch series (series, series-check); KUnit on x86_64 in the debug'
-	@echo '                         flavour (KASAN, lockdep, DEBUG_VM) and on arm64; 2 mutations on arm64'
-	@echo '                         (a sample the commit chooses); make stress for 60 s on the x86_64'
-	@echo '                         prod-debug kernel'
+	@echo '                         the patch series (series, series-check); KUnit on x86_64 in the'
+	@echo '                         prod-debug kernel (Debian'"'"'s mm configuration, KASAN, lockdep,'
+	@echo '                         DEBUG_VM) and on arm64; 2 mutations on arm64 (a sample the commit'
+	@echo '                         chooses); make stress, the stock tools and the verdict test on the'
+	@echo '                         same x86_64 prod-debug kernel'
 	@echo '  make check-full        the rest: KUnit on x86_64 (test build, a new seed), debug KUnit on'
-	@echo '                         arm64, MM_RS=n on both, KUnit on both without split PTE locks;'
+	@echo '                         both, MM_RS=n on both, KUnit on both without split PTE locks;'
 	@echo '                         the test kernels booted with the demo, and the full mm selftests'
 	@echo '                         against the MM_RS=n baseline on both architectures'
 	@echo '                         (the test kernel'"'"'s list, and every run_vmtests.sh category on'
@@ -197,7 +198,7 @@ test: prepare
 	@scripts/timed.sh lint scripts/lint.sh
 	@scripts/timed.sh series scripts/series.py
 	@scripts/timed.sh series-check scripts/series-check.sh
-	@scripts/timed.sh kunit-x86_64-debug scripts/kunit.sh x86_64 debug
+	@scripts/timed.sh kunit-x86_64-prod-debug scripts/kunit.sh x86_64 prod-debug
 	@scripts/timed.sh kunit-arm64 scripts/kunit.sh arm64
 	@scripts/timed.sh mutate-sample-arm64 scripts/mutate.sh arm64 --sample 2 \
 		--baseline-from build/results/kunit-arm64.json
@@ -209,7 +210,7 @@ test: prepare
 check-full: prepare
 	@seed=$$(date +%s); echo "check-full: KUnit sweeps from mm_rs_kunit.seed=$$seed (make kunit SEED=$$seed replays them)"; \
 		$(MAKE) --no-print-directory kunit ARCH=x86_64 SEED=$$seed
-	@$(MAKE) --no-print-directory kunit-debug ARCH=arm64
+	@$(MAKE) --no-print-directory kunit-debug ARCH=all
 	@$(MAKE) --no-print-directory kunit-off ARCH=all
 	@$(MAKE) --no-print-directory kunit-nosplit ARCH=all
 	@$(MAKE) --no-print-directory selftests ARCH=all

@@ -8,8 +8,10 @@
 # default clang (14) and no helper inlining: the compiler reference of
 # `make bench`. prod is the distribution-shaped kernel of the full selftest
 # run (configs/prod.config and configs/prod-ARCH.config on top); prod-off and
-# prod-debug add off.config or debug.config to it, and prod-debug-off both
-# (the MM_RS=n twin of prod-debug, for the stock stress tools). The prod
+# prod-debug add off.config or debug.config to it (prod-debug also
+# kunit.config: the suites built in, off unless kunit.enable=1), and
+# prod-debug-off debug.config and off.config (the MM_RS=n twin of
+# prod-debug, for the stock stress tools). The prod
 # flavours start from Debian's own configuration of the mm, THP, KSM, memcg,
 # swap, hugetlb/HVO, page-table and error-reporting areas
 # (scripts/debian-diff.py fragment; scripts/debian-config.sh fetches it),
@@ -50,6 +52,7 @@ prod|prod-off|prod-debug|prod-debug-off)
 	frags+=("$REPO/configs/prod.config" "$REPO/configs/prod-$arch.config")
 	case "$flavour" in
 	prod-debug-off) frags+=("$REPO/configs/debug.config" "$REPO/configs/off.config") ;;
+	prod-debug) frags+=("$REPO/configs/debug.config" "$REPO/configs/kunit.config") ;;
 	prod-*) frags+=("$REPO/configs/${flavour#prod-}.config") ;;
 	esac ;;
 *) echo "image.sh: FLAVOUR must be test, debug, off, clang14, prod, prod-off, prod-debug or prod-debug-off" >&2; exit 2 ;;

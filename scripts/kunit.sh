@@ -7,7 +7,9 @@
 # Builds a KUnit kernel for ARCH (x86_64 or arm64) from kunit/mm_rs.kunitconfig
 # (plus kunit/FLAVOUR.kunitconfig for a flavour such as "debug"), runs it under
 # QEMU, prints the parsed results and writes kunit.py's JSON to
-# build/results/kunit-ARCH[-FLAVOUR].json. Fails on any failed, crashed or
+# build/results/kunit-ARCH[-FLAVOUR].json. FLAVOUR prod-debug runs the suites
+# built into the prod-debug kernel instead (scripts/image.sh; kunit_prod
+# below), the way make test runs x86_64's. Fails on any failed, crashed or
 # skipped test, on a suite that ran fewer cases than a kunitconfig's
 # "# expect-suite:" line asks for, and on any kernel splat in the log
 # (scripts/splats.txt: WARNING, BUG, lockdep, KASAN, bad rss-counter, ...).
@@ -47,6 +49,15 @@ esac
 cfgs=("$REPO/kunit/mm_rs.kunitconfig")
 suffix=
 base_none=
+# prod-debug: the suites built into the prod-debug kernel (configs/
+# kunit.config), the one make stress and the verdict test boot; it has every
+# option of mm_rs.kunitconfig and debug.kunitconfig, on Debian's mm
+# configuration. kunit_prod below builds it with image.sh and runs it.
+prod=
+if [ "$flavour" = prod-debug ]; then
+	prod=1
+	flavour=debug
+fi
 if [ -n "$flavour" ]; then
 	fc="$REPO/kunit/$flavour.kunitconfig"
 	[ -f "$fc" ] || { echo "kunit.sh: no kunit/$flavour.kunitconfig" >&2; exit 2; }
@@ -66,6 +77,7 @@ fi
 # PROT_MTE memory (CONFIG_ARM64_MTE is on in the arm64 KUnit kernel).
 qemu_args="-smp 2"
 [ "$arch" = arm64 ] && qemu_args+=" -machine mte=on"
+[ -n "$prod" ] && suffix=-prod-debug
 out=${MMRS_KUNIT_BUILD_DIR:-"$REPO/build/kunit-$arch$suffix"}
 json=${MMRS_KUNIT_JSON:-"$REPO/build/results/kunit-$arch$suffix.json"}
 mkdir -p "$REPO/build/results" "$(dirname "$json")"
@@ -78,8 +90,53 @@ args=()
 for o in "${MM_RS_MAKE_OPTS[@]}"; do args+=(--make_options "$o"); done
 for c in "${cfgs[@]}"; do args+=(--kunitconfig "$c"); done
 
-echo "kunit: $arch${flavour:+ ($flavour)}, build dir ${out#$REPO/}"
-run() {
+# prod-debug: the kernel image.sh builds (or finds up to date), booted with
+# no root file system, kunit.enable=1 and kunit_shutdown=poweroff: the
+# built-in suites run before init would, then the kernel powers off. The
+# console log goes to build/results/kunit-ARCH-prod-debug.log and kunit.py
+# parse reads it, as kunit.py run reads its own kernel's. The machine is the
+# one boot.sh gives the prod kernels (x86_64: q35, "max" CPU without LA57)
+# with kunit.py's 1 GiB and -smp 2, and every judged guest's console
+# loglevel (scripts/splats.sh). Every CONFIG_ line with a value in the
+# kunitconfigs must be in the kernel's .config, as kunit.py run demands of
+# its own (an arch "is not set" line may differ: x86_64's prod kernels have
+# Debian's X86_5LEVEL).
+kunit_prod() {
+	local kernel q=() con c line
+	. "$REPO/scripts/splats.sh"
+	kernel=$("$REPO/scripts/image.sh" "$arch" prod-debug | tail -n 1) || { rc=1; return; }
+	for c in "${cfgs[@]}"; do
+		while IFS= read -r line; do
+			grep -qx "$line" "$out/.config" ||
+				{ echo "kunit: $arch prod-debug: the kernel's .config lacks $line (${c#$REPO/})" >&2; rc=1; }
+		done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$c")
+	done
+	[ "$rc" = 0 ] || return
+	case "$arch" in
+	x86_64) q=(qemu-system-x86_64 -machine q35 -cpu max,la57=off -bios qboot.rom); con=ttyS0 ;;
+	arm64) q=(qemu-system-aarch64 -machine virt,mte=on -cpu max,pauth-impdef=on); con=ttyAMA0 ;;
+	esac
+	set +e
+	timeout --foreground -k 10 900 "${q[@]}" -nodefaults -m 1024 -smp 2 -nographic -no-reboot \
+		-serial stdio -kernel "$kernel" \
+		-append "console=$con loglevel=$MM_RS_LOGLEVEL kunit.enable=1 kunit_shutdown=poweroff oops=panic panic=-1" \
+		</dev/null > "$tlog" 2>&1
+	rc=$?
+	[ "$rc" != 124 ] && [ "$rc" != 137 ] || echo "kunit: $arch prod-debug: the kernel ran past 900 s; log: ${tlog#$REPO/}" >&2
+	python3 "$kunit_py" parse --json="$json" "$tlog" || { [ "$rc" != 0 ] || rc=1; }
+	set -e
+}
+rc=0
+if [ -n "$prod" ]; then
+	out="$REPO/build/image-$arch-prod-debug"
+	tlog="$REPO/build/results/kunit-$arch-prod-debug.log"
+	echo "kunit: $arch, the suites built into the prod-debug kernel (${out#$REPO/})"
+	run() { rc=0; kunit_prod; }
+else
+	tlog="$out/test.log"
+	echo "kunit: $arch${flavour:+ ($flavour)}, build dir ${out#$REPO/}"
+fi
+[ -n "$prod" ] || run() {
 	set +e
 	python3 "$kunit_py" run \
 		--arch="$arch" --build_dir="$out" "${args[@]}" \
@@ -98,14 +155,14 @@ run "$@"
 # counted in tcg-stale-int3.txt in the build dir, and the kernel run once
 # more; a second one fails like any crash (docs/testing.rst, "QEMU's stale
 # INT3").
-if [ "$arch" = x86_64 ] && [ "$rc" != 0 ] && [ -f "$out/test.log" ] &&
-   what=$(python3 "$REPO/scripts/tcg-stale-int3.py" "$out/test.log" "$out/vmlinux" $(kunit_kprobed)); then
-	mv "$out/test.log" "$out/test.log.tcg-stale-int3"
-	echo "$(date -u +%FT%TZ) ${out#$REPO/}/test.log: $what" >> "$out/tcg-stale-int3.txt"
-	echo "kunit: $arch${flavour:+ ($flavour)}: QEMU TCG executed a stale INT3 ($what); console log kept at ${out#$REPO/}/test.log.tcg-stale-int3; running once more" >&2
+if [ "$arch" = x86_64 ] && [ "$rc" != 0 ] && [ -f "$tlog" ] &&
+   what=$(python3 "$REPO/scripts/tcg-stale-int3.py" "$tlog" "$out/vmlinux" $(kunit_kprobed)); then
+	mv "$tlog" "$tlog.tcg-stale-int3"
+	echo "$(date -u +%FT%TZ) ${tlog#$REPO/}: $what" >> "$(dirname "$tlog")/tcg-stale-int3.txt"
+	echo "kunit: $arch${flavour:+ ($flavour)}: QEMU TCG executed a stale INT3 ($what); console log kept at ${tlog#$REPO/}.tcg-stale-int3; running once more" >&2
 	run "$@"
 fi
-python3 "$REPO/scripts/kunit-check.py" "$json" "$out/test.log" "${checks[@]}" || rc=1
+python3 "$REPO/scripts/kunit-check.py" "$json" "$tlog" "${checks[@]}" || rc=1
 # With CONFIG_MM_RS off, nothing of mm-rs may be in the kernel.
 if grep -qx '# CONFIG_MM_RS is not set' "$out/.config" 2>/dev/null; then
 	if nm "$out/vmlinux" | grep -q 'mm_rs'; then
