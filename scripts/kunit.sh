@@ -3,6 +3,7 @@
 #
 # kunit.sh ARCH [FLAVOUR] [extra kunit.py args]
 # kunit.sh --kprobed
+# kunit.sh --lacks DOTCONFIG KUNITCONFIG...
 #
 # Builds a KUnit kernel for ARCH (x86_64 or arm64) from kunit/mm_rs.kunitconfig
 # (plus kunit/FLAVOUR.kunitconfig for a flavour such as "debug"), runs it under
@@ -34,6 +35,20 @@ kunit_kprobed() {
 }
 # kunit.sh --kprobed lists them.
 [ "${1:-}" = --kprobed ] && { kunit_kprobed; exit 0; }
+# kunit_lacks DOTCONFIG KUNITCONFIG...: the CONFIG_ lines with a value in the
+# kunitconfigs that DOTCONFIG does not have, one a line with the kunitconfig
+# that asks for it; fails if there is one. kunit.sh --lacks runs it.
+kunit_lacks() {
+	local dot=$1 c line bad=0
+	shift
+	for c in "$@"; do
+		while IFS= read -r line; do
+			grep -qxF -- "$line" "$dot" || { echo "$line (${c#$REPO/})"; bad=1; }
+		done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$c")
+	done
+	return $bad
+}
+[ "${1:-}" = --lacks ] && { shift; kunit_lacks "$@"; exit; }
 mm_rs_build_lock
 arch=${1:?usage: kunit.sh x86_64|arm64 [FLAVOUR] [kunit.py args]}
 shift
@@ -102,16 +117,15 @@ for c in "${cfgs[@]}"; do args+=(--kunitconfig "$c"); done
 # its own (an arch "is not set" line may differ: x86_64's prod kernels have
 # Debian's X86_5LEVEL).
 kunit_prod() {
-	local kernel q=() con c line
+	local kernel q=() con lacks
 	. "$REPO/scripts/splats.sh"
 	kernel=$("$REPO/scripts/image.sh" "$arch" prod-debug | tail -n 1) || { rc=1; return; }
-	for c in "${cfgs[@]}"; do
-		while IFS= read -r line; do
-			grep -qx "$line" "$out/.config" ||
-				{ echo "kunit: $arch prod-debug: the kernel's .config lacks $line (${c#$REPO/})" >&2; rc=1; }
-		done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$c")
-	done
-	[ "$rc" = 0 ] || return
+	if ! lacks=$(kunit_lacks "$out/.config" "${cfgs[@]}"); then
+		echo "kunit: $arch prod-debug: not run, the kernel's .config lacks (configs/kunit.config?):" >&2
+		sed 's/^/  /' <<< "$lacks" >&2
+		rc=1
+		return
+	fi
 	case "$arch" in
 	x86_64) q=(qemu-system-x86_64 -machine q35 -cpu max,la57=off -bios qboot.rom); con=ttyS0 ;;
 	arm64) q=(qemu-system-aarch64 -machine virt,mte=on -cpu max,pauth-impdef=on); con=ttyAMA0 ;;

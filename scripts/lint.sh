@@ -306,6 +306,24 @@ if other=$(grep -nE 'kp\.(symbol_name|addr|offset) *=|mm_rs_probe\(test,|\bregis
 	rc=1
 fi
 
+# make test runs x86_64's suites in the prod-debug kernel (kunit.sh x86_64
+# prod-debug), which must have every option the kunitconfigs set; kunit.sh
+# refuses the boot otherwise, naming each missing line.
+echo "lint: kunit.sh names what a prod-debug kernel lacks of the kunitconfigs"
+kc=$(mktemp)
+grep -hE '^CONFIG_' "$REPO/kunit/mm_rs.kunitconfig" "$REPO/kunit/debug.kunitconfig" > "$kc"
+if ! out=$("$REPO/scripts/kunit.sh" --lacks "$kc" kunit/mm_rs.kunitconfig kunit/debug.kunitconfig 2>&1) || [ -n "$out" ]; then
+	echo "lint: kunit.sh --lacks refuses a .config with every option (got: $out)" >&2
+	rc=1
+fi
+grep -vx 'CONFIG_KASAN=y' "$kc" > "$kc.1"
+if out=$("$REPO/scripts/kunit.sh" --lacks "$kc.1" kunit/mm_rs.kunitconfig kunit/debug.kunitconfig 2>&1) ||
+   [ "$out" != 'CONFIG_KASAN=y (kunit/debug.kunitconfig)' ]; then
+	echo "lint: kunit.sh --lacks takes a .config without CONFIG_KASAN=y (got: $out)" >&2
+	rc=1
+fi
+rm -f "$kc" "$kc.1"
+
 # No judge of a kernel log passes a splat (scripts/splats.txt) or a failed
 # guest program: boot.sh, stress.sh and kunit-check.py on fake logs.
 echo "lint: verdicts of boot.sh, stress.sh and kunit-check.py"
