@@ -194,7 +194,7 @@ series-check: prepare
 	@BISECT=$(BISECT) scripts/series-check.sh
 
 test: prepare
-	@rm -f build/results/times.txt
+	@rm -f build/results/times.txt && mkdir -p build/results && touch build/results/test-start
 	@scripts/timed.sh lint scripts/lint.sh
 	@scripts/timed.sh series scripts/series.py
 	@scripts/timed.sh series-check scripts/series-check.sh

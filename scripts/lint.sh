@@ -324,6 +324,24 @@ if out=$("$REPO/scripts/kunit.sh" --lacks "$kc.1" kunit/mm_rs.kunitconfig kunit/
 fi
 rm -f "$kc" "$kc.1"
 
+# make test's summary counts only the results that run wrote: an older
+# kunit-*.json (a flavour make test no longer runs) is named, not counted.
+echo "lint: make test's summary counts only its own run's results"
+sr=$(mktemp -d)
+mkdir -p "$sr/scripts" "$sr/build/results"
+cp "$REPO/scripts/summary.sh" "$sr/scripts/"
+echo '{"test_cases": [{"name": "a", "status": "FAIL"}]}' > "$sr/build/results/kunit-old.json"
+touch -d '1 hour ago' "$sr/build/results/kunit-old.json"
+touch -d '1 minute ago' "$sr/build/results/test-start"
+echo '{"test_cases": [{"name": "b", "status": "PASS"}]}' > "$sr/build/results/kunit-new.json"
+if ! out=$("$sr/scripts/summary.sh" 2>&1) ||
+   ! grep -qx 'summary: not counted, from an earlier run: build/results/kunit-old.json' <<< "$out" ||
+   [ "$(tail -n 1 <<< "$out")" != '1 passed, 0 failed' ]; then
+	echo "lint: summary.sh counted another run's results (got: $out)" >&2
+	rc=1
+fi
+rm -rf "$sr"
+
 # No judge of a kernel log passes a splat (scripts/splats.txt) or a failed
 # guest program: boot.sh, stress.sh and kunit-check.py on fake logs.
 echo "lint: verdicts of boot.sh, stress.sh and kunit-check.py"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The closing lines of `make test`: how long each step took, one line a KUnit
 # run, a selftest boot, a stress run, a W=stress workload and the mutation
-# sample, then the total.
+# sample, then the total; only results this make test wrote.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 if [ -f "$REPO/build/results/times.txt" ]; then
@@ -11,10 +11,21 @@ if [ -f "$REPO/build/results/times.txt" ]; then
 fi
 # Each step's result, from the files the steps wrote (a step that did not run
 # has none): KUnit runs, selftest boots, stress runs.
+# make test touches build/results/test-start first: a result file older than
+# that is another run's (a KUnit flavour make test no longer runs, say) and
+# is named, not counted.
 shopt -s nullglob
-python3 - "$REPO"/build/results/kunit-*.json "$REPO"/build/results/selftests-*-test.tap \
+files=()
+for f in "$REPO"/build/results/kunit-*.json "$REPO"/build/results/selftests-*-test.tap \
 	"$REPO"/build/results/stress-*.txt "$REPO"/build/results/mutate-sample-*.json \
-	"$REPO"/build/results/workload-*-stress.log <<'PY'
+	"$REPO"/build/results/workload-*-stress.log; do
+	if [ -f "$REPO/build/results/test-start" ] && [ "$f" -ot "$REPO/build/results/test-start" ]; then
+		echo "summary: not counted, from an earlier run: ${f#$REPO/}"
+		continue
+	fi
+	files+=("$f")
+done
+python3 - "${files[@]}" <<'PY'
 import json, sys
 tp = tf = 0
 for path in sys.argv[1:]:
@@ -65,7 +76,7 @@ for path in sys.argv[1:]:
             elif line.startswith("not ok "):
                 f += 1
         label = "selftests " + name[len("selftests-"):-len("-test.tap")]
-    print(f"summary: {label:<22} {p:4d} passed, {f} failed")
+    print(f"summary: {label:<24} {p:4d} passed, {f} failed")
     tp += p
     tf += f
 print(f"{tp} passed, {tf} failed")
