@@ -6,8 +6,8 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 if [ -f "$REPO/build/results/times.txt" ]; then
-	awk '{ printf "time: %-22s %5ds%s\n", $1, $2, ($3 == 0 ? "" : "  (failed)"); t += $2 }
-	     END { printf "time: %-22s %5ds\n", "total", t }' "$REPO/build/results/times.txt"
+	awk '{ printf "time: %-24s %5ds%s\n", $1, $2, ($3 == 0 ? "" : "  (failed)"); t += $2 }
+	     END { printf "time: %-24s %5ds\n", "total", t }' "$REPO/build/results/times.txt"
 fi
 # Each step's result, from the files the steps wrote (a step that did not run
 # has none): KUnit runs, selftest boots, stress runs.
