@@ -166,13 +166,16 @@ log="$REPO/build/results/workload-$arch-$flavour-$name.log"
 # log whose verdict is not "passed"): written once the boot is judged.
 verdict="${log%.log}.verdict"
 rm -f "$verdict"
+# The commit measured is the one the boot started at: a commit made during a
+# run of hours is not what it measured.
+commit="$(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git -C "$REPO" diff --quiet HEAD 2>/dev/null || echo -dirty)"
 echo "workload: $arch $flavour $name (console log: ${log#$REPO/})" >&2
 t0=$(date +%s)
 # shellcheck disable=SC2046
 if MMRS_INITRD="$initrd" MMRS_LOG="$log" MMRS_APPEND="${sets}mmrs.date=$(date +%s) ${MMRS_APPEND:-}" \
 	"$REPO/scripts/boot.sh" "$arch" "$flavour" "$run" "$tmo" $(rootfs_drive "$img" root) "${qemu_extra[@]}" &&
 	grep -q "^mmrs-workload: $name passed" "$log"; then
-	echo "passed $(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git -C "$REPO" diff --quiet HEAD 2>/dev/null || echo -dirty)" > "$verdict"
+	echo "passed $commit" > "$verdict"
 	echo "workload: $arch $flavour $name passed in $(( $(date +%s) - t0 ))s" >&2
 	exit 0
 fi
