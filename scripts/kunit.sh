@@ -142,6 +142,7 @@ kunit_prod() {
 }
 rc=0
 if [ -n "$prod" ]; then
+	[ $# = 0 ] || { echo "kunit.sh: $arch prod-debug takes no kunit.py arguments (got: $*)" >&2; exit 2; }
 	out="$REPO/build/image-$arch-prod-debug"
 	tlog="$REPO/build/results/kunit-$arch-prod-debug.log"
 	echo "kunit: $arch, the suites built into the prod-debug kernel (${out#$REPO/})"
