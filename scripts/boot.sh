@@ -28,22 +28,15 @@ shift 4 2>/dev/null || shift $#
 log=${MMRS_LOG:-"$REPO/build/results/boot-$arch-$flavour.log"}
 initrd=${MMRS_INITRD:-"$REPO/build/initramfs-$arch.cpio.gz"}
 mkdir -p "$REPO/build/results"
-# x86_64: QEMU's "max" CPU without LA57, as most x86 machines are: the prod
-# kernels have X86_5LEVEL (Debian's), and with LA57 a KASAN kernel of the
-# base reports a wild-memory-access at boot (an interrupt while
-# identify_cpu() has cleared the boot CPU's feature bits, LA57 among them,
-# so KASAN takes a 5-level direct-map address for one with no shadow).
+# The machine: scripts/splats.sh (mm_rs_machine).
 case "$arch" in
-x86_64)
-	kernel="$REPO/build/image-$arch-$flavour/arch/x86/boot/bzImage"
-	qemu=(qemu-system-x86_64 -machine q35 -cpu max,la57=off -bios qboot.rom)
-	console=ttyS0 ;;
-arm64)
-	kernel="$REPO/build/image-$arch-$flavour/arch/arm64/boot/Image"
-	qemu=(qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on)
-	console=ttyAMA0 ;;
+x86_64) kernel="$REPO/build/image-$arch-$flavour/arch/x86/boot/bzImage" ;;
+arm64) kernel="$REPO/build/image-$arch-$flavour/arch/arm64/boot/Image" ;;
 *) echo "boot.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
 esac
+mm_rs_machine "$arch"
+qemu=("${MM_RS_QEMU[@]}")
+console=$MM_RS_CONSOLE
 [ -f "$kernel" ] || { echo "boot.sh: no kernel at $kernel; run: make image ARCH=$arch FLAVOR=$flavour" >&2; exit 2; }
 [ -f "$initrd" ] || { echo "boot.sh: no $initrd" >&2; exit 2; }
 

@@ -18,12 +18,13 @@ arch=${1:?usage: fault-trace.sh x86_64|arm64}
 . "$REPO/scripts/env.sh"
 . "$REPO/scripts/splats.sh"
 case "$arch" in
-x86_64) gdb=gdb; qemu=(qemu-system-x86_64 -machine q35 -cpu max,la57=off -bios qboot.rom); console=ttyS0
-	kimage=arch/x86/boot/bzImage ;;
-arm64) gdb=gdb-multiarch; qemu=(qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on)
-	console=ttyAMA0; kimage=arch/arm64/boot/Image ;;
+x86_64) gdb=gdb; kimage=arch/x86/boot/bzImage ;;
+arm64) gdb=gdb-multiarch; kimage=arch/arm64/boot/Image ;;
 *) echo "fault-trace.sh: ARCH must be x86_64 or arm64" >&2; exit 2 ;;
 esac
+mm_rs_machine "$arch"
+qemu=("${MM_RS_QEMU[@]}")
+console=$MM_RS_CONSOLE
 if ! command -v "$gdb" >/dev/null; then
 	[ "$(id -u)" = 0 ] || { echo "fault-trace: needs $gdb: apt-get install ${gdb/gdb-multiarch/gdb-multiarch}" >&2; exit 1; }
 	echo "fault-trace: installing $gdb" >&2

@@ -110,7 +110,7 @@ for c in "${cfgs[@]}"; do args+=(--kunitconfig "$c"); done
 # built-in suites run before init would, then the kernel powers off. The
 # console log goes to build/results/kunit-ARCH-prod-debug.log and kunit.py
 # parse reads it, as kunit.py run reads its own kernel's. The machine is the
-# one boot.sh gives the prod kernels (x86_64: q35, "max" CPU without LA57)
+# one every guest boots on (mm_rs_machine in scripts/splats.sh)
 # with kunit.py's 1 GiB and -smp 2, and every judged guest's console
 # loglevel (scripts/splats.sh). Every CONFIG_ line with a value in the
 # kunitconfigs must be in the kernel's .config, as kunit.py run demands of
@@ -126,10 +126,11 @@ kunit_prod() {
 		rc=1
 		return
 	fi
-	case "$arch" in
-	x86_64) q=(qemu-system-x86_64 -machine q35 -cpu max,la57=off -bios qboot.rom); con=ttyS0 ;;
-	arm64) q=(qemu-system-aarch64 -machine virt,mte=on -cpu max,pauth-impdef=on); con=ttyAMA0 ;;
-	esac
+	mm_rs_machine "$arch"
+	q=("${MM_RS_QEMU[@]}")
+	con=$MM_RS_CONSOLE
+	# arm64: MTE, as the KUnit kernels have it (qemu_args above).
+	[ "$arch" = arm64 ] && q+=(-machine mte=on)
 	set +e
 	timeout --foreground -k 10 900 "${q[@]}" -nodefaults -m 1024 -smp 2 -nographic -no-reboot \
 		-serial stdio -kernel "$kernel" \

@@ -24,10 +24,9 @@ flavour=${2:-test}
 
 img=$("$REPO/scripts/rootfs.sh" "$arch" | tail -n 1)
 kernel=$(guest_kernel "$flavour")
-case "$arch" in
-x86_64) qemu=(qemu-system-x86_64 -machine q35 -cpu max,la57=off -bios qboot.rom); console=ttyS0 ;;
-arm64) qemu=(qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on); console=ttyAMA0 ;;
-esac
+mm_rs_machine "$arch" || { echo "shell.sh: ARCH must be x86_64 or arm64" >&2; exit 2; }
+qemu=("${MM_RS_QEMU[@]}")
+console=$MM_RS_CONSOLE
 
 extra=$(mktemp -d)
 trap 'rm -rf "$extra"' EXIT

@@ -17,6 +17,23 @@ MM_RS_SPLATS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/splats.txt"
 # 2026-11-26, a WARN in a guest passed its run: scripts/verdict-boot.sh.)
 MM_RS_LOGLEVEL=7
 
+# mm_rs_machine ARCH: the QEMU machine every guest of ARCH boots on, as the
+# array MM_RS_QEMU (the command and its machine and CPU), and its console in
+# MM_RS_CONSOLE. x86_64: QEMU's "max" CPU without LA57, as most x86 machines
+# are: the prod kernels have X86_5LEVEL (Debian's), and with LA57 a KASAN
+# kernel of the base reports a wild-memory-access at boot (an interrupt while
+# identify_cpu() has cleared the boot CPU's feature bits, LA57 among them, so
+# KASAN takes a 5-level direct-map address for one with no shadow).
+mm_rs_machine() {
+	case "$1" in
+	x86_64) MM_RS_QEMU=(qemu-system-x86_64 -machine q35 -cpu max,la57=off -bios qboot.rom)
+		MM_RS_CONSOLE=ttyS0 ;;
+	arm64) MM_RS_QEMU=(qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on)
+		MM_RS_CONSOLE=ttyAMA0 ;;
+	*) return 1 ;;
+	esac
+}
+
 mm_rs_splats() {
 	local pats rc
 	if ! pats=$(grep -vE '^(#|$)' "$MM_RS_SPLATS") || [ -z "$pats" ]; then
