@@ -69,6 +69,10 @@ export MMRS_INITRD
 MMRS_INITRD=$(MMRS_INITRAMFS_TAG=bench "$REPO/scripts/initramfs.sh" "$arch")
 log="$REPO/build/results/bench-$arch.log"
 : > "$log"
+# The commit measured, as the boots start (bench.py keeps it with the run's
+# figures in docs/bench/ARCH.json): a commit made during the run is not it.
+{ git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null || echo unknown; } | tr -d '\n' > "$log.commit"
+git -C "$REPO" diff --quiet HEAD 2>/dev/null || echo -n -dirty >> "$log.commit"
 # norandmaps: the same address-space layout every run, so VmPTE repeats too.
 if [ -n "$PROGS1" ]; then
 	echo "bench: booting with -icount shift=0 -smp 1 norandmaps: $PROGS1"

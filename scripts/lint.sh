@@ -324,6 +324,17 @@ if out=$("$REPO/scripts/kunit.sh" --lacks "$kc.1" kunit/mm_rs.kunitconfig kunit/
 fi
 rm -f "$kc" "$kc.1"
 
+# make test mutates last: mutate.sh restores a mutant's file with a new
+# mtime, so every kernel step after it would first rebuild and relink its
+# kernel (102 s of x86_64 prod-debug when the stress steps came after it).
+echo "lint: make test's mutation sample is its last kernel step"
+steps=$(awk '/^test:/ { t = 1; next } t && /^[^\t]/ { t = 0 }
+	t && /scripts\/timed\.sh/ { for (i = 1; i < NF; i++) if ($i ~ /timed\.sh$/) print $(i + 1) }' "$REPO/Makefile")
+if [ "$(tail -n 1 <<< "$steps")" != mutate-sample-arm64 ] || [ "$(grep -c '^mutate' <<< "$steps")" != 1 ]; then
+	echo "lint: make test's steps end with $(tail -n 1 <<< "$steps"), not its one mutation step:" $steps >&2
+	rc=1
+fi
+
 # make test's summary counts only the results that run wrote: an older
 # kunit-*.json (a flavour make test no longer runs) is named, not counted.
 echo "lint: make test's summary counts only its own run's results"
@@ -479,6 +490,28 @@ b.check_log(sys.argv[2], "bench:anon:3")
 PY
 ); then
 	echo "lint: bench.py refused the log of a run that ended well (got: $out)" >&2
+	rc=1
+fi
+# The commit a make bench run measured: bench.sh writes it beside the log
+# as the boots start, bench.py keeps it with the figures and prints it.
+echo "lint: bench.py keeps the commit a run measured"
+echo abc123def456-dirty > "$bl/ok.log.commit"
+if ! out=$(python3 - "$REPO/scripts/bench.py" "$bl/ok.log" "$bl/exit.log" "$REPO/docs/bench/x86_64.json" 2>&1 <<'PY'
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("bench", sys.argv[1])
+b = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(b)
+assert b.log_commit(sys.argv[2]) == "abc123def456-dirty", b.log_commit(sys.argv[2])
+assert b.log_commit(sys.argv[3]) == "unknown", b.log_commit(sys.argv[3])
+run = json.load(open(sys.argv[4]))
+run["commit"] = b.log_commit(sys.argv[2])
+run.setdefault("updates", []).append(dict(run["updates"][-1], commit="0123456789ab"))
+md = b.markdown([run])
+assert "2026-11-24, commit abc123def456-dirty;" in md, "no run commit"
+assert " at commit 0123456789ab with `" in md, "no update commit"
+PY
+); then
+	echo "lint: bench.py lost the commit of a run (got: $out)" >&2
 	rc=1
 fi
 rm -rf "$bl"
