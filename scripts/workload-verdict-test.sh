@@ -10,13 +10,17 @@
 # line ("mmrs-workload: stress passed" or "... failed"), with an exit status
 # that agrees:
 #
-# - stress-ng exits 0 and trinity is stopped by timeout(1) at SECONDS_EACH
-#   (status 124, the plan), or ends by itself: passed;
+# - stress-ng exits 0 with a bogo operation from every stressor it
+#   dispatched, and trinity is stopped by timeout(1) at SECONDS_EACH (status
+#   124, the plan), or ends by itself, having run at least MIN_CALLS
+#   (default 1) system calls: passed;
 # - stress-ng exits 2 or 3 (a stressor failed, or lacked a resource), the
 #   bigheap or the madvise stress-ng beside it fails (madvise must run
 #   without CAP_SYS_ADMIN: with it the fake dies as the real one did), stress-ng exits 0 but reports a
-#   verification failure or a failed stressor, trinity dies (a segfault,
-#   139) or exits 1: failed.
+#   verification failure or a failed stressor, a stressor completes no bogo
+#   operation or has no metrics line, trinity dies (a segfault, 139) or
+#   exits 1, or stops with fewer than MIN_CALLS system calls or no count:
+#   failed.
 # Used by make lint.
 set -uo pipefail
 
@@ -33,6 +37,7 @@ case " $* " in
 *" --version "*) echo "stress-ng, version 0.15.06 (gcc 12.2, x86_64 Linux 6.12.117-mm-rs)"; exit 0 ;;
 *" --bigheap "*)
 	echo "stress-ng: info:  [201] dispatching hogs: 1 bigheap"
+	echo "stress-ng: metrc: [201] bigheap             271     33.80      0.15     10.33         8.02          25.86"
 	[ "${FAKE_BIGHEAP_RC:-0}" = 0 ] &&
 		echo "stress-ng: info:  [201] passed: 1: bigheap (1)"
 	exit "${FAKE_BIGHEAP_RC:-0}" ;;
@@ -43,12 +48,19 @@ case " $* " in
 	*" --bounding-set=-sys_admin "*) ;;
 	*) echo "stress-ng: debug: [202] madvise: terminated on signal: 7 (SIGBUS)"; exit 2 ;;
 	esac
+	echo "stress-ng: metrc: [202] madvise               1     55.11      0.85     36.36         0.02           0.03"
 	[ "${FAKE_MADVISE_RC:-0}" = 0 ] &&
 		echo "stress-ng: info:  [202] passed: 1: madvise (1)"
 	exit "${FAKE_MADVISE_RC:-0}" ;;
 esac
-echo "stress-ng: info:  [200] dispatching hogs: 2 vm, 1 mmap"
+echo "stress-ng: info:  [200] dispatching hogs: 2 vm, 1 mmap, 1 numa"
 [ -n "${FAKE_STRESS_LINE:-}" ] && echo "$FAKE_STRESS_LINE"
+echo "stress-ng: metrc: [200] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s"
+echo "stress-ng: metrc: [200]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)"
+echo "stress-ng: metrc: [200] vm             ${FAKE_VM_OPS:-312676}    600.12    101.30    400.02       521.02         623.86"
+echo "stress-ng: metrc: [200] mmap                 18    601.75      0.29      9.75         0.03           0.10"
+[ -n "${FAKE_NO_NUMA_LINE:-}" ] ||
+	echo "stress-ng: metrc: [200] numa                  1    215.04      0.10    191.98         0.00           0.01"
 echo "stress-ng: info:  [200] passed: 12: vm (2) mmap (1)"
 echo "stress-ng: info:  [200] failed: 0"
 echo "stress-ng: info:  [200] successful run completed in 1.02s"
@@ -58,8 +70,13 @@ cat > "$tmp/bin/trinity" <<'EOF'
 #!/bin/bash
 echo "Trinity 1.9+git20230109  Dave Jones <davej@codemonkey.org.uk>"
 case "${FAKE_TRINITY:-run}" in
-run) exec sleep 60 ;;
-end) echo "Ran 10000000 syscalls. Successes: 5000  Failures: 5000"; exit 0 ;;
+# stopped by SIGINT (timeout -s INT at SECONDS_EACH): its last lines
+run) trap 'echo "[main] Bailing main loop because ctrl-c."
+	echo "[main] Ran ${FAKE_CALLS:-68690} syscalls. Successes: 44424  Failures: 24230"; exit 0' INT
+	sleep 60 & wait; exit 0 ;;
+# stopped by SIGINT but prints no count
+mute) trap 'exit 0' INT; sleep 60 & wait; exit 0 ;;
+end) echo "[main] Ran 10000000 syscalls. Successes: 5000  Failures: 5000"; exit 0 ;;
 segv) kill -SEGV $$ ;;
 *) exit "$FAKE_TRINITY" ;;
 esac
@@ -119,6 +136,12 @@ check "a failed stressor counted, exit 0" failed \
 	"FAKE_STRESS_LINE=stress-ng: info:  [200] failed: 1: mremap (1)"
 check "trinity segfaults" failed FAKE_TRINITY=segv
 check "trinity exits 1" failed FAKE_TRINITY=1
+check "a stressor with no bogo operation, exit 0" failed FAKE_VM_OPS=0
+check "a stressor dispatched without a metrics line, exit 0" failed FAKE_NO_NUMA_LINE=1
+check "trinity stopped before its first system call" failed FAKE_CALLS=0
+check "trinity stopped without a count" failed FAKE_TRINITY=mute
+check "trinity short of MIN_CALLS" failed FAKE_CALLS=999 MIN_CALLS=1000
+check "trinity at MIN_CALLS" passed FAKE_CALLS=1000 MIN_CALLS=1000
 
-[ $rc = 0 ] && echo "workload-verdict-test: ok (10 cases)"
+[ $rc = 0 ] && echo "workload-verdict-test: ok (16 cases)"
 exit $rc

@@ -13,9 +13,13 @@
 # - trinity as the unprivileged user mmrs on the mm system calls, seed SEED
 #   (default 1, printed: "trinity seed N" replays it with SEED=N), no
 #   sockets, userfaultfd open to unprivileged users; stopped with SIGINT after
-#   SECONDS, or after CALLS system calls (default 10000000) if that is first.
-# A stressor that fails or a verification failure fails the workload; so does
-# trinity exiting other than by its own end or the time limit.
+#   TRINITY_SECONDS (default SECONDS), or after CALLS system calls (default
+#   10000000) if that is first. Its set-up alone takes some 30 s under TCG
+#   and KASAN: a short run limits the calls, with time to spare.
+# A stressor that fails, a verification failure or a stressor that completed
+# no bogo operation fails the workload; so does trinity exiting other than by
+# its own end or the time limit, or having run fewer than MIN_CALLS (default
+# 1) system calls.
 rc=0
 secs=${SECONDS_EACH:-60}
 sysctl -q -w vm.unprivileged_userfaultfd=1 || rc=1
@@ -26,8 +30,11 @@ echo "  NUMA nodes: $(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | xa
 # for mmap: its bogo op unmaps and maps back every page one at a time, in a
 # random order found by a linear search, quadratic in the pages: with 64 MiB
 # not one op completed in 300 s (x86_64 prod-debug).
-stressors="--vm 2 --vm-bytes 64M --vm-method all --mmap 1 --mmap-bytes 4M
-	--mremap 1 --mremap-bytes 64M --userfaultfd 1 --fork 1 --brk 1 --stack 1 --mlock 1 --numa 1
+# A short run (make test) asks for less, VM_BYTES and MMAP_BYTES: on x86_64
+# prod-debug neither vm at 64 MiB nor mmap at 4 MiB completed one bogo
+# operation in 60 s (2026-11-28).
+stressors="--vm 2 --vm-bytes ${VM_BYTES:-64M} --vm-method all --mmap 1 --mmap-bytes ${MMAP_BYTES:-4M}
+	--mremap 1 --mremap-bytes ${VM_BYTES:-64M} --userfaultfd 1 --fork 1 --brk 1 --stack 1 --mlock 1 --numa 1
 	--pageswap 1"
 # madvise in a stress-ng of its own without CAP_SYS_ADMIN: as root, 0.15.06's
 # madvise stressor gives its own pages MADV_HWPOISON (stress_random_advise()),
@@ -55,6 +62,26 @@ if grep -qiE 'verification fail|fail(ed)?: [1-9]' "$OUT/stress-ng.out"; then
 	echo "mmrs-workload: stress-ng reported a failure"
 	rc=1
 fi
+# Every stressor dispatched must have done something: one that completed no
+# bogo operation in its time tested nothing, whatever the exit status says
+# (on x86_64 prod-debug, 30 s each left vm and mremap at 0, 2026-11-28).
+# The dispatch lines name them ("dispatching hogs: 2 vm, 1 mmap"), the
+# metrics lines count them ("metrc: [146] vm  312676  600.1 ...").
+idle=$(awk '
+	/dispatching hogs:/ {
+		sub(/.*dispatching hogs: /, ""); sub(/[ \r]+$/, "")
+		n = split($0, h, /, /)
+		for (i = 1; i <= n; i++) { split(h[i], f, " "); want[f[2]] = 1 }
+	}
+	/metrc: \[[0-9]+\] [a-z0-9-]+ +[0-9]+ / {
+		for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) break
+		ops[$(i + 1)] += $(i + 2)
+	}
+	END { for (s in want) if (!(s in ops) || ops[s] == 0) printf "%s ", s }' "$OUT/stress-ng.out")
+if [ -n "$idle" ]; then
+	echo "mmrs-workload: stress-ng stressors with no bogo operation: $idle"
+	rc=1
+fi
 
 tdir=$(dirname "$OUT")/trinity
 mkdir -p "$tdir" && chown mmrs:mmrs "$tdir"
@@ -64,12 +91,22 @@ calls="mmap munmap mremap mprotect madvise process_madvise brk mlock munlock mlo
 cargs=()
 for c in $calls; do cargs+=(-c "$c"); done
 seed=${SEED:-1}
-echo "  trinity seed $seed, ${secs}s or ${CALLS:-10000000} calls:" $calls
-MEASURE_OK=124 measure trinity timeout -s INT -k 30 "$secs" setpriv --reuid=mmrs --regid=mmrs --init-groups --reset-env -- \
+tsecs=${TRINITY_SECONDS:-$secs}
+echo "  trinity seed $seed, ${tsecs}s or ${CALLS:-10000000} calls, at least ${MIN_CALLS:-1}:" $calls
+MEASURE_OK=124 measure trinity timeout -s INT -k 30 "$tsecs" setpriv --reuid=mmrs --regid=mmrs --init-groups --reset-env -- \
 	trinity -l off --disable-fds=sockets -s "$seed" -N "${CALLS:-10000000}" "${cargs[@]}"
 t=$?
-# 124: stopped by timeout at SECONDS, which is the plan
+# 124: stopped by timeout at TRINITY_SECONDS, which is the plan
 if [ $t != 0 ] && [ $t != 124 ]; then
+	rc=1
+fi
+# It must have run system calls: its set-up (the fd providers, the shared
+# mappings) takes tens of seconds under TCG and KASAN, and a run stopped
+# before it ended, or killed without its last line, fuzzed nothing
+# (x86_64 prod-debug, 30 s: "Ran 0 syscalls", 2026-11-28).
+ran=$(sed -n 's/.*Ran \([0-9][0-9]*\) syscalls.*/\1/p' "$OUT/trinity.out" | tail -n 1)
+if [ -z "$ran" ] || [ "$ran" -lt "${MIN_CALLS:-1}" ]; then
+	echo "mmrs-workload: trinity ran ${ran:-no count of} system calls, fewer than ${MIN_CALLS:-1}"
 	rc=1
 fi
 tail -n 8 "$OUT/trinity.out" | sed 's/^/  trinity: /'
