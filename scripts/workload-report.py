@@ -221,13 +221,13 @@ def table(arch, steps, tsteps, commits, tcommits, tlb):
     if "mthp-4k" in py:
         pb = py["mthp-4k"]
         out.append("| python3 pyalloc.py | round | kernel insns (M) | vs mthp-4k | spread | user insns (M) | "
-                   "vs mthp-4k | minor faults | peak RSS (kB) | 64K anon mTHPs |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                   "vs mthp-4k | minor faults | major faults | peak RSS (kB) | 64K anon mTHPs |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for p, r in py.items():
             k, u = num(r, "kernel_insns"), num(r, "user_insns")
             out.append(f"| {p} | {r['round']} | {fmt_m(k)} | {pct(k, num(pb, 'kernel_insns'))} | "
                        f"{spread(by[f'python-{p}'])} | {fmt_m(u)} | {pct(u, num(pb, 'user_insns'))} | "
-                       f"{minor(r):,.0f} | {num(r, 'rss_kb'):,.0f} | "
+                       f"{minor(r):,.0f} | {num(r, 'pgmajfault') or 0:,.0f} | {num(r, 'rss_kb'):,.0f} | "
                        f"{num(r, 'mthp_64kB_anon_fault_alloc') or 0:,.0f} |")
         out.append("")
     tcomp = {}
@@ -242,10 +242,10 @@ def table(arch, steps, tsteps, commits, tcommits, tlb):
                    f"round{'s' if nt != 1 else ''}; commit{'s' if len(tcommits) > 1 else ''} "
                    f"{', '.join(sorted(tcommits))}):")
         out.append("")
-        out.append("| compile | iTLB misses, user (K) | vs mthp-4k | iTLB MPKI, user | dTLB misses, user (K) | "
-                   "vs mthp-4k | dTLB MPKI, user | dTLB MPKI, kernel | page walks (K) | cc1 text cached (kB) | "
-                   "in >= 64K folios | in contiguous 64K blocks |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        out.append("| compile | iTLB misses, user (K) | vs mthp-4k | iTLB MPKI, user | iTLB MPKI, kernel | "
+                   "dTLB misses, user (K) | vs mthp-4k | dTLB MPKI, user | dTLB MPKI, kernel | page walks (K) | "
+                   "cc1 text cached (kB) | in >= 64K folios | in contiguous 64K blocks |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for p, r in tcomp.items():
             iu, du = num(r, "itlb_miss_u"), num(r, "dtlb_miss_u")
             walks = (num(r, "walk_k") or 0) + (num(r, "walk_u") or 0)
@@ -256,7 +256,8 @@ def table(arch, steps, tsteps, commits, tcommits, tlb):
                 return f"{100.0 * int(t[k]) / cached:.1f}%" if cached and k in t else "-"
 
             out.append(f"| {p} | {iu / 1e3:,.1f} | {pct(iu, num(tb, 'itlb_miss_u'))} | "
-                       f"{num(r, 'itlb_mpki_u'):.3f} | {du / 1e3:,.1f} | {pct(du, num(tb, 'dtlb_miss_u'))} | "
+                       f"{num(r, 'itlb_mpki_u'):.3f} | {num(r, 'itlb_mpki_k'):.3f} | {du / 1e3:,.1f} | "
+                       f"{pct(du, num(tb, 'dtlb_miss_u'))} | "
                        f"{num(r, 'dtlb_mpki_u'):.3f} | {num(r, 'dtlb_mpki_k'):.3f} | {walks / 1e3:,.1f} | "
                        f"{cached if t else '-'} | {share('large_kb')} | {share('contig_kb')} |")
         out.append("")
