@@ -232,6 +232,26 @@ if run2 a64-n1-2m a64 tlb=n1; then
 	expect a64-n1-2m 2 dtlb_miss_u=1 walk_u=1
 	expect a64-n1-2m 3 itlb_miss_u=0 walk_u=0
 fi
+# tlb_min=16 (make bench-real): a block gets its large entry at the walk of
+# its 16th page; the 4K entries filled while it was learned are dropped
+# then (a TLB holds no page twice), so they cannot shadow it.  Data: each
+# 64K block 15 4K misses and the 64K one, in the first round only (16
+# entries fit the L1 after): 256 misses, 256 walks.  Code: the same per
+# block, 64, of which 4 refilled with 64K entries; the main page's entry
+# stays in the L1.  Without the drop, the L2's 4K entries refilled the L1
+# with 4K entries every round (1024 data misses, 193 code).
+if run2 a64-n1-64k-min16 a64 tlb=n1,tlb_huge=0,tlb_min=16; then
+	expect a64-n1-64k-min16 2 dtlb_miss_u=256 walk_u=256 dacc_u=$((256 * R2))
+	expect a64-n1-64k-min16 3 itlb_miss_u=64 walk_u=64 itlb_walk_u=64 \
+		itlb_miss_u_4k=60 itlb_miss_u_64k=4 itlb_miss_u_2m=0
+	expect a64-n1-64k-min16 11 itlb_miss_k=64 itlb_walk_k=64 itlb_miss_u=0 \
+		itlb_miss_k_4k=60 itlb_miss_k_64k=4 itlb_miss_k_2m=0
+fi
+# 2M with tlb_min=16: the data block is first touched in window 2; 15 4K
+# misses, then the 2M entry, which every later access hits.
+if run2 a64-n1-2m-min16 a64 tlb=n1,tlb_min=16; then
+	expect a64-n1-2m-min16 2 dtlb_miss_u=16 walk_u=16
+fi
 if run2 a64-tb-n1-4k a64 mode=tb,tlb=n1,tlb_cont=0,tlb_huge=0; then
 	expect a64-tb-n1-4k 2 dtlb_miss_u=$((256 * R2)) walk_u=256
 	expect a64-tb-n1-4k 3 itlb_miss_u=$((64 * R3 + 1)) walk_u=64
@@ -250,6 +270,9 @@ if run2 x86-skl-2m x86 tlb=x86core; then
 	expect x86-skl-2m 2 dtlb_miss_u=1 walk_u=1
 	expect x86-skl-2m 3 itlb_miss_u=1 walk_u=1 itlb_walk_u=1 \
 		itlb_miss_u_4k=0 itlb_miss_u_2m=1
+fi
+if run2 x86-skl-2m-min16 x86 tlb=x86core,tlb_min=16; then
+	expect x86-skl-2m-min16 2 dtlb_miss_u=16 walk_u=16
 fi
 if run2 x86-tb x86 mode=tb; then counts_x86 x86-tb; fi
 

@@ -485,6 +485,52 @@ static void level_drop_large(struct tlb_level *l, int side, uint64_t va)
 	}
 }
 
+/*
+ * Drop the entries of @side smaller than @shift inside the @shift block of
+ * @va: a TLB never holds a page twice, and the entries filled while the
+ * block was still being learned (fewer than tlb_min pages walked) are this
+ * model's, not the hardware's, which fills the large entry from the first
+ * walk.  Left in place, the lookups of those pages would keep finding
+ * them and refill the L1 with small entries.
+ */
+static void level_drop_small(struct tlb_level *l, int side, uint64_t va,
+			     unsigned int shift)
+{
+	uint64_t base = va & ~((1ull << shift) - 1);
+	unsigned int i, k, w;
+
+	for (i = 0; i < l->narr; i++) {
+		struct tlb_arr *a = &l->arr[i];
+		unsigned int entries = a->sets * a->ways;
+
+		for (k = 0; k < ARRAY_SIZE(shifts) && shifts[k] < shift; k++) {
+			unsigned int s = shifts[k];
+			uint64_t n = 1ull << (shift - s), j;
+			struct tlbe *e;
+
+			if (!(a->sizes & size_bit(s)))
+				continue;
+			/* Fewer probes: the whole array (a 2M block's 512 4K tags) */
+			if (n * a->ways >= entries) {
+				for (j = 0, e = a->e; j < entries; j++, e++)
+					if (e->valid && e->side == side && e->shift == s &&
+					    (e->tag << s) - base < (1ull << shift))
+						e->valid = 0;
+				continue;
+			}
+			for (j = 0; j < n; j++) {
+				uint64_t tag = (base >> s) + j;
+
+				e = arr_set(a, tag);
+				for (w = 0; w < a->ways; w++, e++)
+					if (e->valid && e->side == side &&
+					    e->shift == s && e->tag == tag)
+						e->valid = 0;
+			}
+		}
+	}
+}
+
 static void tlb_access(struct vcpu *v, int side, uint64_t va, uint64_t pa,
 		       int priv)
 {
@@ -519,6 +565,10 @@ static void tlb_access(struct vcpu *v, int side, uint64_t va, uint64_t pa,
 			level_drop_large(&v->l2, side, va);
 		}
 		shift = coverage(&ss->pm, va);
+		if (shift != SHIFT_4K) {
+			level_drop_small(&ss->l1, side, va, shift);
+			level_drop_small(&v->l2, side, va, shift);
+		}
 		level_insert(&v->l2, side, va, pa, shift);
 	}
 	if (side == SIDE_I)
