@@ -246,6 +246,9 @@ if run2 a64-n1-64k-min16 a64 tlb=n1,tlb_huge=0,tlb_min=16; then
 		itlb_miss_u_4k=60 itlb_miss_u_64k=4 itlb_miss_u_2m=0
 	expect a64-n1-64k-min16 11 itlb_miss_k=64 itlb_walk_k=64 itlb_miss_u=0 \
 		itlb_miss_k_4k=60 itlb_miss_k_64k=4 itlb_miss_k_2m=0
+	# the report tells this model from the one before it by this field
+	if grep -q '^mmrs-meter: total .* tlb_drop=1 ' "$LOG"; then ok "a64-n1-64k-min16: total says tlb_drop=1"
+	else bad "a64-n1-64k-min16: no tlb_drop=1 in: $(grep '^mmrs-meter: total' "$LOG")"; fi
 fi
 # 2M with tlb_min=16: the data block is first touched in window 2; 15 4K
 # misses, then the 2M entry, which every later access hits.

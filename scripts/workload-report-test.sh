@@ -65,6 +65,17 @@ grep -qF 'TLB model `n1,tlb_min=1` (W=bench-tlb' <<<"$($W --tlb "$t/tmin.log" "$
 	fail "a TLB round with tlb_min=1 is not named with it"
 ! $W --tlb "$t/tmin.log" --tlb "$D/bench-tlb-arm64.log" "$D/bench-arm64.log" >/dev/null 2>&1 ||
 	fail "TLB rounds with tlb_min 1 and 16 are put in one table"
+# a TLB round of the plugin before tlb_drop (it kept learned 4K entries, which
+# shadowed large ones) is named so, and its iTLB target is not judged
+copy "$D/bench-tlb-arm64.log" tdrop
+sed -i 's/ tlb_drop=1 / /' "$t/tdrop.meter"
+out2=$($W --tlb "$t/tdrop.log" "$D/bench-arm64.log") || fail "failed on a TLB round without tlb_drop"
+grep -qF 'TLB model `n1,learned-4k-kept` (W=bench-tlb' <<<"$out2" ||
+	fail "a TLB round without tlb_drop is not named so"
+grep -qF -- 'against off (exec-ra-off): -70.7% (target at most -50%: not judged: measured with the TLB model that kept learned 4K entries' <<<"$out2" ||
+	fail "the iTLB target of a TLB round without tlb_drop is judged: $(grep -F 'exec-ra-off): ' <<<"$out2")"
+! $W --tlb "$t/tdrop.log" --tlb "$D/bench-tlb-arm64.log" "$D/bench-arm64.log" >/dev/null 2>&1 ||
+	fail "TLB rounds with and without tlb_drop are put in one table"
 # where the iTLB misses are left (windows 1 and 9 of the TLB meter carry the split;
 # window 1 has 2M refills too, which count as large)
 grep -qF -- '- compile, the user iTLB misses left with exec readahead on (mthp-4k): 95.0% on text the model covered with a 64K or 2M entry, 5.0% on text in 4K pages (exec-ra-off: 8.0% and 92.0%); their page walks (user) 30.0 K against 120.0 K (-75.0%).' <<<"$out" ||

@@ -55,6 +55,10 @@ def kvs(text):
     return dict(x.split("=", 1) for x in text.split() if "=" in x)
 
 
+# The tag of a TLB model that kept learned 4K entries (see meter_windows()).
+OLD_MODEL = "learned-4k-kept"
+
+
 def meter_windows(path):
     """The window lines of the plugin's log beside PATH, in order; exit on a
     warning (a window opened twice, ended without a begin, or left open)."""
@@ -80,6 +84,10 @@ def meter_windows(path):
             tlb = total.get("tlb")
             if tlb not in (None, "none") and total.get("tlb_min", "16") != "16":
                 tlb += f",tlb_min={total['tlb_min']}"
+            # A plugin before 2026-11-28 kept the 4K entries learned before a block's
+            # large entry, which shadowed it (tlb_drop=1 since): its misses are too many.
+            if tlb not in (None, "none") and total.get("tlb_drop") != "1":
+                tlb += "," + OLD_MODEL
     return wins, tlb
 
 
@@ -261,13 +269,21 @@ def table(arch, steps, tsteps, commits, tcommits, tlb):
                        f"{num(r, 'dtlb_mpki_u'):.3f} | {num(r, 'dtlb_mpki_k'):.3f} | {walks / 1e3:,.1f} | "
                        f"{cached if t else '-'} | {share('large_kb')} | {share('contig_kb')} |")
         out.append("")
-    out += targets(arch, comp, tcomp)
+    out += targets(arch, comp, tcomp, tlb)
     return out
 
 
-def targets(arch, comp, tcomp):
+def targets(arch, comp, tcomp, tlb=None):
     """Issue 33's targets, from the rows above: met or missed, with the figure."""
     out = [f"Targets ({arch}, from the rows above):", ""]
+    # A TLB target is not judged on a model that over-counted large mappings' misses.
+    old = tlb is not None and OLD_MODEL in tlb.split(",")
+
+    def verdict(ok):
+        if old:
+            return ("not judged: measured with the TLB model that kept learned 4K entries, "
+                    "which over-counts the misses of large mappings")
+        return "met" if ok else "missed"
 
     def ratio(rows, p, key, base="mthp-4k"):
         return 100.0 * (num(rows[p], key) - num(rows[base], key)) / num(rows[base], key)
@@ -288,7 +304,7 @@ def targets(arch, comp, tcomp):
         i = ratio(tcomp, "mthp-4k", "itlb_miss_u", base="exec-ra-off")
         out.append(f"- compile, modelled iTLB misses (user: cc1 is nearly all of it), exec readahead on "
                    f"(mthp-4k) against off (exec-ra-off): {i:+.1f}%"
-                   + (f" (target at most -50%: {'met' if i <= -50 else 'missed'})" if arch == "arm64" else "")
+                   + (f" (target at most -50%: {verdict(i <= -50)})" if arch == "arm64" else "")
                    + ".")
         out += itlb_split(arch, tcomp["mthp-4k"], tcomp["exec-ra-off"])
     out.append("")
@@ -341,7 +357,10 @@ can credit (16 pages in a row at a 64K-aligned PFN), "in >= 64K folios" how much
 folios (`textfolios.py`, from pagemap and kpageflags). The iTLB line under the targets splits the
 user iTLB misses by the entry that refilled the L1 (a miss on text covered by a 64K or 2M entry
 is a capacity or conflict miss of the L1, which no folio size removes) and gives the instruction
-side's page walks. QEMU models nothing else a fault or a
+side's page walks. A model named `learned-4k-kept` is the plugin before 2026-11-28: it
+kept the 4K entries of a block filled before the block's large entry, and its L2 refilled the
+L1 with them, so large mappings' misses are over-counted (on a 64K microbenchmark, 1024 misses
+where 256 are right); its TLB targets are not judged. QEMU models nothing else a fault or a
 miss costs (caches, pipeline), and its guest is not the seed's hardware. The seed
 (LARGE_ANON_FOLIO v4, 64K anonymous folios) measured a kernel compile on arm64 hardware (Ampere
 Altra): with 64K, real time -5.7%, kernel time -42.0%, user time -0.6%, peak memory -1.1%; a

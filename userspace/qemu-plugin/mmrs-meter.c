@@ -864,7 +864,7 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 		log_line(line);
 	}
 	snprintf(line, sizeof(line),
-		 "mmrs-meter: total mode=%s tlb=%s tlb_cont=%d tlb_huge=%d tlb_min=%u vcpus=%u kernel_insns=%" PRIu64 " user_insns=%" PRIu64 " unmatched_ends=%" PRIu64 "\n",
+		 "mmrs-meter: total mode=%s tlb=%s tlb_cont=%d tlb_huge=%d tlb_min=%u tlb_drop=1 vcpus=%u kernel_insns=%" PRIu64 " user_insns=%" PRIu64 " unmatched_ends=%" PRIu64 "\n",
 		 mode == MODE_TB ? "tb" : "insn", tlb ? tlb->name : "none",
 		 !!(tlb_sizes & SZ_64K), !!(tlb_sizes & SZ_2M), tlb_min,
 		 nr_vcpus, s.insns[KERN], s.insns[USER], nr_unmatched_ends);
