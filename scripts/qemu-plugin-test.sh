@@ -164,6 +164,7 @@ counts_a64() {	# name insns-of-window-7
 	expect "$1" 1 kernel_insns=0 user_insns=$((3 * N1 + 1))
 	expect "$1" 2 kernel_insns=0 user_insns=$((1027 * R2))
 	expect "$1" 3 kernel_insns=0 user_insns=$((65 * R3 + 2))
+	expect "$1" 12 kernel_insns=0 user_insns=261
 	expect "$1" 7 kernel_insns=0 user_insns="$2"
 	expect "$1" 4 kernel_insns=$((2 * N4)) user_insns=0
 	expect "$1" 5 kernel_insns=$((2 * N5)) user_insns=$((2 * N5 + 1))
@@ -246,6 +247,14 @@ if run2 a64-n1-64k-min16 a64 tlb=n1,tlb_huge=0,tlb_min=16; then
 		itlb_miss_u_4k=60 itlb_miss_u_64k=4 itlb_miss_u_2m=0
 	expect a64-n1-64k-min16 11 itlb_miss_k=64 itlb_walk_k=64 itlb_miss_u=0 \
 		itlb_miss_k_4k=60 itlb_miss_k_64k=4 itlb_miss_k_2m=0
+	# Window 12: page 16, the next block's first, is in the TLB (a 4K
+	# entry) when block 0 gets its 64K entry; the drop must stop at page
+	# 15.  Loads: page 16 (miss, walk), pages 0-15 (16 misses, 16 walks),
+	# page 16 (L1 hit), 48 other blocks' first pages (48 misses, 48 walks,
+	# page 16 leaves the L1), page 16 (L1 miss, L2 hit): 66 misses, 65
+	# walks.  Dropping page 16 from the L1 gives 67 misses; from the L2, 66
+	# walks.
+	expect a64-n1-64k-min16 12 dtlb_miss_u=66 walk_u=65 dacc_u=67
 	# the report tells this model from the one before it by this field
 	if grep -q '^mmrs-meter: total .* tlb_drop=1 ' "$LOG"; then ok "a64-n1-64k-min16: total says tlb_drop=1"
 	else bad "a64-n1-64k-min16: no tlb_drop=1 in: $(grep '^mmrs-meter: total' "$LOG")"; fi

@@ -11,6 +11,8 @@
  *   1     loop, N1 rounds of add/subs/b.ne + nop     user 3*N1+1
  *   2     R2 rounds over 256 data pages, MMU off     user 1027*R2
  *   3     R3 rounds over 64 code pages, MMU off      user 65*R3+2
+ *  12     a 64K block beside the next block's page,  user 261
+ *         and 48 blocks' first pages, MMU off
  *   7     N7 rounds with a data abort, MMU on        user 9*N7 (insn mode)
  *   4     loop at the TTBR1 alias                    kernel 2*N4
  *   5     user loop, branch to TTBR1, kernel loop    user 2*N5+1, kernel 2*N5
@@ -50,6 +52,8 @@
 #endif
 
 #define DATA_BUF	0x40200000	/* 2M aligned, 256 pages */
+#define BLK_BUF		0x40800000	/* window 12: 17 pages */
+#define FAR_BUF		0x40a00000	/* window 12: 48 blocks of 64K, 3M */
 #define KERN_OFF_HI	0xff80		/* 0xffffff8000000000 >> 32, low half */
 #define PSCI_CPU_OFF	0x84000002
 #define PSCI_CPU_ON	0xc4000003
@@ -142,6 +146,36 @@ _start:
 chain_ret:
 	MEND	3
 	PUTC	'3'
+
+	/*
+	 * window 12: a 64K block learned beside a page of the next block
+	 * (MMU off).  Fresh 2M regions, which no window before touched:
+	 * x7 = page 16 of BLK_BUF (the next block's first page), loaded;
+	 * pages 0-15, so block 0 gets its 64K entry, whose drop of the 4K
+	 * entries inside it must stop at page 15; page 16 again (an L1 hit);
+	 * the first pages of 48 blocks of FAR_BUF, which push page 16 out of
+	 * the 48-entry L1; page 16 once more (an L2 hit, no walk).
+	 */
+	movz	x2, #(BLK_BUF >> 16), lsl #16
+	add	x7, x2, #0x10, lsl #12
+	movz	x6, #(FAR_BUF >> 16), lsl #16
+	movz	x9, #48
+	MBEGIN	12
+	ldr	x3, [x7]
+	mov	x4, xzr
+5:	ldr	x3, [x2, x4]
+	add	x4, x4, #1, lsl #12
+	cmp	x4, #0x10, lsl #12
+	b.ne	5b
+	ldr	x3, [x7]
+	mov	x4, xzr
+6:	ldr	x3, [x6, x4]
+	add	x4, x4, #0x10, lsl #12
+	subs	x9, x9, #1
+	b.ne	6b
+	ldr	x3, [x7]
+	MEND	12
+	PUTC	'c'
 
 	/* exceptions to our vectors, MMU on: TTBR0 = TTBR1 = ptable */
 	adr	x0, vectors
