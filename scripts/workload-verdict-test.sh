@@ -19,8 +19,9 @@
 #   without CAP_SYS_ADMIN: with it the fake dies as the real one did), stress-ng exits 0 but reports a
 #   verification failure or a failed stressor, a stressor completes no bogo
 #   operation or has no metrics line, trinity dies (a segfault, 139) or
-#   exits 1, or stops with fewer than MIN_CALLS system calls or no count:
-#   failed.
+#   exits 1, or stops with fewer than MIN_CALLS system calls or no count,
+#   or SKIP_STRESSORS names what is not a stressor: failed. A stressor
+#   SKIP_STRESSORS names is not dispatched.
 # Used by make lint.
 set -uo pipefail
 
@@ -53,7 +54,11 @@ case " $* " in
 		echo "stress-ng: info:  [202] passed: 1: madvise (1)"
 	exit "${FAKE_MADVISE_RC:-0}" ;;
 esac
-echo "stress-ng: info:  [200] dispatching hogs: 2 vm, 1 mmap, 1 numa"
+# numa is dispatched when it is asked for (SKIP_STRESSORS=numa leaves it out)
+case " $* " in
+*" --numa "*) echo "stress-ng: info:  [200] dispatching hogs: 2 vm, 1 mmap, 1 numa" ;;
+*) echo "stress-ng: info:  [200] dispatching hogs: 2 vm, 1 mmap" ;;
+esac
 [ -n "${FAKE_STRESS_LINE:-}" ] && echo "$FAKE_STRESS_LINE"
 echo "stress-ng: metrc: [200] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s"
 echo "stress-ng: metrc: [200]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)"
@@ -142,6 +147,11 @@ check "trinity stopped before its first system call" failed FAKE_CALLS=0
 check "trinity stopped without a count" failed FAKE_TRINITY=mute
 check "trinity short of MIN_CALLS" failed FAKE_CALLS=999 MIN_CALLS=1000
 check "trinity at MIN_CALLS" passed FAKE_CALLS=1000 MIN_CALLS=1000
+# numa without its metrics line passes only when it was not asked for
+check "numa left out (SKIP_STRESSORS), no numa line" passed SKIP_STRESSORS=numa FAKE_NO_NUMA_LINE=1
+check "SKIP_STRESSORS with two names" passed SKIP_STRESSORS=pageswap,numa FAKE_NO_NUMA_LINE=1
+check "SKIP_STRESSORS names no stressor" failed SKIP_STRESSORS=nume
+check "SKIP_STRESSORS names a stressor's option" failed SKIP_STRESSORS=vm-bytes
 
-[ $rc = 0 ] && echo "workload-verdict-test: ok (16 cases)"
+[ $rc = 0 ] && echo "workload-verdict-test: ok (20 cases)"
 exit $rc
