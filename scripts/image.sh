@@ -49,7 +49,7 @@ case "$flavour" in
 test) ;;
 debug|off|clang14) frags+=("$REPO/configs/$flavour.config") ;;
 prod|prod-off|prod-debug|prod-debug-off)
-	frags+=("$REPO/configs/prod.config" "$REPO/configs/prod-$arch.config")
+	frags+=("$REPO/configs/prod.config" "$REPO/configs/prod-$arch.config" "$REPO/configs/lean.config")
 	case "$flavour" in
 	prod-debug-off) frags+=("$REPO/configs/debug.config" "$REPO/configs/off.config") ;;
 	prod-debug) frags+=("$REPO/configs/debug.config" "$REPO/configs/kunit.config") ;;

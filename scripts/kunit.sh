@@ -88,6 +88,9 @@ if [ -f "$REPO/kunit/$arch.kunitconfig" ]; then
 	cfgs+=("$REPO/kunit/$arch.kunitconfig")
 	[ -n "$base_none" ] || checks+=("$REPO/kunit/$arch.kunitconfig")
 fi
+# What kunit.py's arm64 builds leave out for time (kunit/arm64-lean.kunitconfig):
+# added to the build, not to the checks, and never to a prod-debug kernel.
+[ -z "$prod" ] && [ -f "$REPO/kunit/$arch-lean.kunitconfig" ] && cfgs+=("$REPO/kunit/$arch-lean.kunitconfig")
 # arm64: QEMU's virt machine with MTE, so that mm_rs_underused can map
 # PROT_MTE memory (CONFIG_ARM64_MTE is on in the arm64 KUnit kernel).
 qemu_args="-smp 2"
