@@ -21,7 +21,7 @@
 #   operation or has no metrics line, trinity dies (a segfault, 139) or
 #   exits 1, or stops with fewer than MIN_CALLS system calls or no count,
 #   or SKIP_STRESSORS names what is not a stressor: failed. A stressor
-#   SKIP_STRESSORS names is not dispatched.
+#   SKIP_STRESSORS names is not dispatched, and its options go with it.
 # Used by make lint.
 set -uo pipefail
 
@@ -54,11 +54,21 @@ case " $* " in
 		echo "stress-ng: info:  [202] passed: 1: madvise (1)"
 	exit "${FAKE_MADVISE_RC:-0}" ;;
 esac
-# numa is dispatched when it is asked for (SKIP_STRESSORS=numa leaves it out)
-case " $* " in
-*" --numa "*) echo "stress-ng: info:  [200] dispatching hogs: 2 vm, 1 mmap, 1 numa" ;;
-*) echo "stress-ng: info:  [200] dispatching hogs: 2 vm, 1 mmap" ;;
-esac
+# A stressor's option without its stressor (--vm-bytes without --vm) is
+# refused here: SKIP_STRESSORS must take a stressor's options with it.
+for a in "$@"; do
+	case "$a" in
+	--vm-*|--mmap-*|--mremap-*) st=${a#--}; st=${st%%-*}
+		case " $* " in *" --$st "[0-9]*) ;; *) echo "stress-ng: error: $a without --$st"; exit 1 ;; esac ;;
+	esac
+done
+# vm and numa are dispatched when they are asked for (SKIP_STRESSORS leaves
+# them out)
+h=""
+case " $* " in *" --vm "*) h="2 vm, " ;; esac
+h="${h}1 mmap"
+case " $* " in *" --numa "*) h="$h, 1 numa" ;; esac
+echo "stress-ng: info:  [200] dispatching hogs: $h"
 [ -n "${FAKE_STRESS_LINE:-}" ] && echo "$FAKE_STRESS_LINE"
 echo "stress-ng: metrc: [200] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s"
 echo "stress-ng: metrc: [200]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)"
@@ -150,8 +160,9 @@ check "trinity at MIN_CALLS" passed FAKE_CALLS=1000 MIN_CALLS=1000
 # numa without its metrics line passes only when it was not asked for
 check "numa left out (SKIP_STRESSORS), no numa line" passed SKIP_STRESSORS=numa FAKE_NO_NUMA_LINE=1
 check "SKIP_STRESSORS with two names" passed SKIP_STRESSORS=pageswap,numa FAKE_NO_NUMA_LINE=1
+check "SKIP_STRESSORS=vm takes --vm-bytes and --vm-method with it" passed SKIP_STRESSORS=vm FAKE_VM_OPS=0
 check "SKIP_STRESSORS names no stressor" failed SKIP_STRESSORS=nume
 check "SKIP_STRESSORS names a stressor's option" failed SKIP_STRESSORS=vm-bytes
 
-[ $rc = 0 ] && echo "workload-verdict-test: ok (20 cases)"
+[ $rc = 0 ] && echo "workload-verdict-test: ok (21 cases)"
 exit $rc
