@@ -59,7 +59,7 @@ cat > "$tmp/kunit.sh" <<'EOS'
 echo "kunit $*" >> "$FAKE_DIR/calls"
 FAKE_BY=kunit "$MMRS_PREPARE_SH"
 src=$(cat "$FAKE_REPO"/mm-rs/*/*.rs "$FAKE_REPO"/mm-rs/*.c "$FAKE_DIR"/tree/*)
-case "$src" in *SLEEP*) echo $$ > "$FAKE_DIR/sleeping"; sleep 60 ;; esac
+case "$src" in *SLEEP*) echo $$ > "$FAKE_DIR/sleeping"; exec sleep 60 ;; esac
 pass='{"name": "KUnit Test Group", "sub_groups": [{"name": "mm_rs_anon_order", "sub_groups": [], "test_cases": [{"name": "allowable_orders_knobs", "status": "PASS"}, {"name": "random_cases", "status": "PASS"}]}], "test_cases": []}'
 if [[ $src == *BROKEN* ]]; then
 	echo "error[E0425]: cannot find function BROKEN"

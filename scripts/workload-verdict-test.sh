@@ -86,11 +86,12 @@ cat > "$tmp/bin/trinity" <<'EOF'
 echo "Trinity 1.9+git20230109  Dave Jones <davej@codemonkey.org.uk>"
 case "${FAKE_TRINITY:-run}" in
 # stopped by SIGINT (timeout -s INT at SECONDS_EACH): its last lines
+# (the sleep goes with it: an orphan would outlive the test by a minute)
 run) trap 'echo "[main] Bailing main loop because ctrl-c."
-	echo "[main] Ran ${FAKE_CALLS:-68690} syscalls. Successes: 44424  Failures: 24230"; exit 0' INT
+	echo "[main] Ran ${FAKE_CALLS:-68690} syscalls. Successes: 44424  Failures: 24230"; kill $!; exit 0' INT
 	sleep 60 & wait; exit 0 ;;
 # stopped by SIGINT but prints no count
-mute) trap 'exit 0' INT; sleep 60 & wait; exit 0 ;;
+mute) trap 'kill $!; exit 0' INT; sleep 60 & wait; exit 0 ;;
 end) echo "[main] Ran 10000000 syscalls. Successes: 5000  Failures: 5000"; exit 0 ;;
 segv) kill -SEGV $$ ;;
 *) exit "$FAKE_TRINITY" ;;
