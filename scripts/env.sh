@@ -34,6 +34,29 @@ mm_rs_build_lock() {
 	export MM_RS_BUILD_LOCKED=1
 }
 
+# mm_rs_beside CMD...: start CMD in the background, beside what the caller
+# does next (a check that builds no kernel, next to one that leaves a CPU
+# idle). Its output is kept in a file until mm_rs_beside_wait prints it, and
+# it does not get the build lock's descriptor (fd 9): nothing it leaves
+# running can keep the next kernel build waiting. Sets MM_RS_BESIDE to
+# "PID FILE" for mm_rs_beside_wait.
+mm_rs_beside() {
+	local out
+	out=$(mktemp)
+	"$@" > "$out" 2>&1 9>&- &
+	MM_RS_BESIDE="$! $out"
+}
+
+# mm_rs_beside_wait "PID FILE": wait for the command mm_rs_beside started,
+# print its output, and return its exit status.
+mm_rs_beside_wait() {
+	local pid=${1%% *} out=${1#* } rc=0
+	wait "$pid" || rc=$?
+	cat "$out"
+	rm -f "$out"
+	return $rc
+}
+
 # Debian packages for the guest (busybox-static, bash-static, libraries): for
 # the host's architecture they are installed, for another one (arm64) they are
 # unpacked into build/sysroot-DARCH. Prints the root their files are under

@@ -18,9 +18,8 @@ rc=0
 
 # The host test of make mutate's process (45 s, one CPU) runs beside the
 # checks below; its report comes at the end.
-mtout=$(mktemp)
-"$REPO/scripts/mutate-test.sh" > "$mtout" 2>&1 &
-mtpid=$!
+mm_rs_beside "$REPO/scripts/mutate-test.sh"
+mt=$MM_RS_BESIDE
 
 # The C functions mm-rs mirrors must be as they were when the mirrors were
 # last reviewed (scripts/drift.py, scripts/mirrors.txt); and the guard must
@@ -372,15 +371,31 @@ else
 	echo "lint: qemu plugin: $(tail -n 1 <<< "$out")"
 fi
 
+# What runs beside a kernel-tree build (scripts/env.sh: mm_rs_beside) does
+# not hold the build lock: a process it leaves behind must not keep the next
+# kernel build waiting (a fake trinity's sleep 60 once did, for a minute).
+echo "lint: what runs beside the builds does not hold the build lock"
+lk=$(mktemp)
+spid=$( (
+	unset MM_RS_BUILD_LOCKED
+	MM_RS_BUILD_LOCK=$lk mm_rs_build_lock
+	mm_rs_beside sleep 30
+	echo "${MM_RS_BESIDE%% *}"
+) )
+if ! flock -n "$lk" true; then
+	echo "lint: a process started by mm_rs_beside holds the build lock after its caller ended" >&2
+	rc=1
+fi
+kill "$spid" 2>/dev/null
+rm -f "$lk"
+
 echo "lint: docs/*.rst parse without a warning (docutils)"
 /usr/bin/python3 "$REPO/scripts/rst-check.py" "$REPO"/docs/*.rst || rc=1
 
 # make mutate's process (baseline, arch tags, equivalents, records, sample,
 # restoring on an interrupt) with a fake kunit.sh: no kernel.
 echo "lint: make mutate's process (fake kunit.sh, run beside the checks above)"
-wait "$mtpid" || rc=1
-cat "$mtout"
-rm -f "$mtout"
+mm_rs_beside_wait "$mt" || rc=1
 
 [ $rc = 0 ] && echo "lint-host: ok" || echo "lint-host: FAILED" >&2
 exit $rc

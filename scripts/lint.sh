@@ -69,11 +69,8 @@ rm -rf "$cpdir"
 # would wait for them too): rustc compiles the crates one at a time, and
 # the configuration steps are one CPU each, so a CPU would be idle. Their
 # report is printed after these.
-# They build no kernel: they do not hold the build lock's descriptor (fd 9),
-# so nothing they leave behind can keep the next kernel build waiting.
-hostout=$(mktemp)
-"$REPO/scripts/lint-host.sh" > "$hostout" 2>&1 9>&- &
-hostpid=$!
+mm_rs_beside "$REPO/scripts/lint-host.sh"
+host=$MM_RS_BESIDE
 
 echo "lint: clippy (CLIPPY=1, x86_64)"
 mkdir -p "$L"
@@ -251,9 +248,7 @@ rm -f "$ex"
 rm -rf "$cfgdir"
 
 echo "lint: the host checks (scripts/lint-host.sh, run beside the builds above)"
-wait "$hostpid" || rc=1
-cat "$hostout"
-rm -f "$hostout"
+mm_rs_beside_wait "$host" || rc=1
 
 [ $rc = 0 ] && echo "lint: ok" || echo "lint: FAILED" >&2
 exit $rc
