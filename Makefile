@@ -207,19 +207,14 @@ test: prepare
 	@# series and series-check build no kernel and are mostly one CPU: they
 	@# run beside lint (whose crates compile one at a time), their report
 	@# printed after lint's.
-	@(scripts/timed.sh series scripts/series.py && scripts/timed.sh series-check scripts/series-check.sh) \
-		> build/results/series.out 2>&1 & sp=$$!; \
-	rc=0; scripts/timed.sh lint scripts/lint.sh || rc=1; \
-	echo "== series and series-check (run beside lint)"; wait $$sp || rc=1; \
-	cat build/results/series.out; exit $$rc
+	@scripts/beside.sh "series and series-check (run beside lint)" \
+		'scripts/timed.sh series scripts/series.py && scripts/timed.sh series-check scripts/series-check.sh' \
+		-- scripts/timed.sh lint scripts/lint.sh
 	@scripts/timed.sh kunit-x86_64-prod-debug scripts/kunit.sh x86_64 prod-debug
 	@# The Debian rootfs of the stock tools (mmdebstrap: the download, then
 	@# dpkg; no kernel) is made beside the arm64 kernel's build.
-	@scripts/rootfs.sh x86_64 > build/results/rootfs-x86_64.out 2>&1 & rp=$$!; \
-	rc=0; scripts/timed.sh kunit-arm64 scripts/kunit.sh arm64 || rc=1; \
-	if ! wait $$rp; then cat build/results/rootfs-x86_64.out; rc=1; \
-	else echo "== the x86_64 rootfs (made beside kunit-arm64)"; grep '^rootfs:' build/results/rootfs-x86_64.out; fi; \
-	exit $$rc
+	@scripts/beside.sh "the x86_64 rootfs (made beside kunit-arm64)" 'scripts/rootfs.sh x86_64' \
+		-- scripts/timed.sh kunit-arm64 scripts/kunit.sh arm64
 	@scripts/timed.sh stress-x86_64 scripts/stress.sh x86_64 60 prod-debug
 	@scripts/timed.sh stress-tools-x86_64 scripts/workload.sh x86_64 prod-debug stress $(TEST_STRESS_TOOLS)
 	@scripts/timed.sh verdict-x86_64 scripts/verdict-boot.sh x86_64 prod-debug

@@ -389,6 +389,19 @@ fi
 kill "$spid" 2>/dev/null
 rm -f "$lk"
 
+# make test's steps run side by side (scripts/beside.sh): either one's
+# failure fails the pair, and the one beside is reported after the other.
+echo "lint: beside.sh fails when either side fails, and reports both"
+while read -r side main want; do
+	out=$("$REPO/scripts/beside.sh" side "echo beside-ran; exit $side" -- sh -c "echo main-ran; exit $main" 2>&1)
+	got=$?
+	[ "$got" = 0 ] || got=1
+	if [ "$got" != "$want" ] || [ "$(printf '%s\n' "$out" | tr '\n' ' ')" != "main-ran == side beside-ran " ]; then
+		echo "lint: beside.sh with the side exiting $side and the main $main: exit $got, want $want (got: $out)" >&2
+		rc=1
+	fi
+done <<< $'0 0 0\n1 0 1\n0 1 1\n1 1 1'
+
 echo "lint: docs/*.rst parse without a warning (docutils)"
 /usr/bin/python3 "$REPO/scripts/rst-check.py" "$REPO"/docs/*.rst || rc=1
 
