@@ -90,6 +90,24 @@ if [ -n "$PROGS_METER" ]; then
 	# its console too, for bench.py's verdict (its own data lines are the paired ones above)
 	grep -v '^mmrs-data ' "$log.metered" >> "$log"
 fi
+# The measurements with reports of their own (docs/testing.rst, "Measurements
+# kept in docs/bench"): KSM unmerge of spread layouts, and the order policies
+# under fragmentation (1 GiB of guest memory: frag.c fragments all of it).
+# Each is a boot of its own, its console log recorded only if the boot ended
+# well (benchkeep.py), its raw figures kept in docs/bench/ with the commit.
+# MMRS_BENCH_KEPT=0 leaves them out, and so does an update (MMRS_BENCH_UPDATE):
+# the commands in docs/bench/frag.md and ksm-grid.md measure one again.
+if [ "${MMRS_BENCH_KEPT:-1}" != 0 ] && [ -z "$update" ]; then
+	commit=$(cat "$log.commit")
+	echo "bench: booting with -icount shift=0 -smp 1 norandmaps: bench:ksm-grid:3"
+	MMRS_SMP=1 MMRS_APPEND="norandmaps " MMRS_LOG="$log.ksmgrid" "$REPO/scripts/boot.sh" "$arch" test "bench:ksm-grid:3" 3600 -icount shift=0,sleep=off
+	python3 "$REPO/scripts/ksm-grid-report.py" record "$arch" "$log.ksmgrid" "$commit"
+	python3 "$REPO/scripts/ksm-grid-report.py" report
+	echo "bench: booting with -icount shift=0 -smp 1 -m 1G norandmaps: frag:3"
+	MMRS_SMP=1 MMRS_MEM=1G MMRS_APPEND="norandmaps " MMRS_LOG="$log.frag" "$REPO/scripts/boot.sh" "$arch" test "frag:3" 3600 -icount shift=0,sleep=off
+	python3 "$REPO/scripts/frag-report.py" record "$arch" "$log.frag" "$commit"
+	python3 "$REPO/scripts/frag-report.py" report
+fi
 # The compiler reference: the same kernel built with clang 14 and no helper
 # inlining, so that a compiler change is not taken for a Rust gain.
 if [ -z "${MMRS_BENCH_NO_CLANG14:-}" ]; then

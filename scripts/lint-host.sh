@@ -260,6 +260,39 @@ if lit=$(grep -nE 'loglevel=[0-9]' "$REPO"/scripts/*.sh | grep -vE '^[^:]+:[0-9]
 	rc=1
 fi
 
+# The kept measurements (frag, bench ksm-grid; make bench records them) take
+# a console log only from a boot that ended well: each refusal below must
+# leave the kept file as it was, and the good log must be kept.
+echo "lint: frag-report.py and ksm-grid-report.py record only a boot that ended well"
+kb=$(mktemp -d)
+kept_ok() { # PROG DATA: the log with every line a good run has
+	printf '%s\n' "mmrs-init: running $1" "$2" "mmrs-init: $1 exited 0" "mmrs-init: done"
+}
+for t in "frag-report frag frag-x86_64.txt mmrs-data frag round=0 phase=fragmented policy=auto ns=1" \
+	 "ksm-grid-report bench ksm-grid-x86_64.txt mmrs-data bench ksm round=0 kind=grid-1-1g path=rust ns=1"; do
+	read -r tool prog file data <<< "$t"
+	kept_ok "$prog" "$data" > "$kb/good.log"
+	sed "s/$prog exited 0/$prog exited 1/" "$kb/good.log" > "$kb/failed.log"
+	grep -v '^mmrs-init: done$' "$kb/good.log" > "$kb/unfinished.log"
+	sed '2i [   12.345678] WARNING: CPU: 0 PID: 1 at mm/memory.c:100 do_anonymous_page+0x10/0x20' \
+		"$kb/good.log" > "$kb/splat.log"
+	sed '/^mmrs-data/d' "$kb/good.log" > "$kb/empty.log"
+	for bad in failed unfinished splat empty; do
+		echo "# kept before" > "$kb/$file"
+		if MMRS_BENCH_DIR=$kb /usr/bin/python3 "$REPO/scripts/$tool.py" record x86_64 "$kb/$bad.log" c0ffee \
+			> /dev/null 2>&1 || [ "$(cat "$kb/$file")" != "# kept before" ]; then
+			echo "lint: $tool.py record kept the figures of a boot whose log is $bad" >&2
+			rc=1
+		fi
+	done
+	if ! MMRS_BENCH_DIR=$kb /usr/bin/python3 "$REPO/scripts/$tool.py" record x86_64 "$kb/good.log" c0ffee \
+		> /dev/null 2>&1 || ! grep -qxF "round=${data##*round=}" "$kb/$file"; then
+		echo "lint: $tool.py record refused the log of a boot that ended well" >&2
+		rc=1
+	fi
+done
+rm -rf "$kb"
+
 # make bench keeps no figure of a run that failed: a program that exited
 # non-zero, or a splat in the console, and bench.py refuses the log.
 echo "lint: bench.py marks each kind of figure last measured on a kernel that could not see"
