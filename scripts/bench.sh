@@ -40,6 +40,19 @@ PROGS_METER=bench:anon:3
 # With MMRS_BENCH_METER_ONLY=1 instead of MMRS_BENCH_PROGS1, only the boot
 # under the mmrs-meter plugin runs again (its "anon_meter" figures replaced).
 update=${MMRS_BENCH_UPDATE:-}
+# MMRS_BENCH_KEPT_ONLY="ksm-grid frag" (1: both): only those of the boots whose
+# figures are kept in docs/bench/ by their own report scripts (below) run
+# again, and docs/benchmarks.md is regenerated with their tables.
+kept_only=${MMRS_BENCH_KEPT_ONLY:-}
+[ "$kept_only" = 1 ] && kept_only="ksm-grid frag"
+kept_set=${kept_only:-ksm-grid frag}
+for k in $kept_set; do
+	case "$k" in ksm-grid|frag) ;; *) echo "bench.sh: MMRS_BENCH_KEPT_ONLY: no kept measurement '$k' (ksm-grid, frag)" >&2; exit 2 ;; esac
+done
+if [ -n "$kept_only" ]; then
+	[ -z "$update" ] || { echo "bench.sh: MMRS_BENCH_KEPT_ONLY and MMRS_BENCH_UPDATE do not go together" >&2; exit 2; }
+	PROGS1= PROGS4= PROGS_METER= MMRS_BENCH_NO_CLANG14=1
+fi
 if [ -n "$update" ]; then
 	[ -f "$REPO/docs/bench/$arch.json" ] || { echo "bench.sh: no docs/bench/$arch.json to update; run make bench" >&2; exit 2; }
 	PROGS1=${MMRS_BENCH_PROGS1:-}
@@ -95,18 +108,22 @@ fi
 # under fragmentation (1 GiB of guest memory: frag.c fragments all of it).
 # Each is a boot of its own, its console log recorded only if the boot ended
 # well (benchkeep.py), its raw figures kept in docs/bench/ with the commit.
-# MMRS_BENCH_KEPT=0 leaves them out, and so does an update (MMRS_BENCH_UPDATE):
-# the commands in docs/bench/frag.md and ksm-grid.md measure one again.
+# MMRS_BENCH_KEPT=0 leaves them out, and so does an update (MMRS_BENCH_UPDATE);
+# MMRS_BENCH_KEPT_ONLY=1 (above) runs only them.
 if [ "${MMRS_BENCH_KEPT:-1}" != 0 ] && [ -z "$update" ]; then
 	commit=$(cat "$log.commit")
+	case " $kept_set " in *" ksm-grid "*)
 	echo "bench: booting with -icount shift=0 -smp 1 norandmaps: bench:ksm-grid:3"
 	MMRS_SMP=1 MMRS_APPEND="norandmaps " MMRS_LOG="$log.ksmgrid" "$REPO/scripts/boot.sh" "$arch" test "bench:ksm-grid:3" 3600 -icount shift=0,sleep=off
 	python3 "$REPO/scripts/ksm-grid-report.py" record "$arch" "$log.ksmgrid" "$commit"
-	python3 "$REPO/scripts/ksm-grid-report.py" report
+	python3 "$REPO/scripts/ksm-grid-report.py" report ;;
+	esac
+	case " $kept_set " in *" frag "*)
 	echo "bench: booting with -icount shift=0 -smp 1 -m 1G norandmaps: frag:3"
 	MMRS_SMP=1 MMRS_MEM=1G MMRS_APPEND="norandmaps " MMRS_LOG="$log.frag" "$REPO/scripts/boot.sh" "$arch" test "frag:3" 3600 -icount shift=0,sleep=off
 	python3 "$REPO/scripts/frag-report.py" record "$arch" "$log.frag" "$commit"
-	python3 "$REPO/scripts/frag-report.py" report
+	python3 "$REPO/scripts/frag-report.py" report ;;
+	esac
 fi
 # The compiler reference: the same kernel built with clang 14 and no helper
 # inlining, so that a compiler change is not taken for a Rust gain.
@@ -137,5 +154,6 @@ if [ -n "$update" ]; then
 	exec python3 "$REPO/scripts/bench.py" --update "$arch" "$log" "$REPO/docs/benchmarks.md" \
 		"$progs" "$cmd" "$update"
 fi
+[ -z "$kept_only" ] || exec python3 "$REPO/scripts/bench.py" --markdown "$REPO/docs/benchmarks.md"
 python3 "$REPO/scripts/bench.py" "$arch" "$log" "$REPO/build/results/bench-$arch.json" \
 	"$REPO/docs/benchmarks.md" "$PROGS1 (one vCPU); $PROGS4 (four vCPUs)"

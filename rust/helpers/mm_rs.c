@@ -423,11 +423,25 @@ __rust_helper unsigned long rust_helper_mm_rs_pmd_addr_end(unsigned long addr,
 	return pmd_addr_end(addr, end);
 }
 
-/* What the PMD entry @pmd holds, read once without a lock. */
-__rust_helper enum mm_rs_pmd_kind rust_helper_mm_rs_pmd_kind(pmd_t *pmd)
+/* The PMD entry @pmd, read once without a lock. */
+__rust_helper pmd_t rust_helper_mm_rs_pmdp_get_lockless(pmd_t *pmd)
 {
-	pmd_t val = pmdp_get_lockless(pmd);
+	return pmdp_get_lockless(pmd);
+}
 
+/*
+ * Whether @val, a PMD entry read with mm_rs_pmdp_get_lockless(), is none: the walk
+ * tests this first, on its own, so that a hole costs one compare, as in C's
+ * walk_pmd_range() (in mm_rs_pmd_kind() clang folds it into the other tests).
+ */
+__rust_helper bool rust_helper_mm_rs_pmd_none(pmd_t val)
+{
+	return pmd_none(val);
+}
+
+/* What the PMD entry @val holds, read with mm_rs_pmdp_get_lockless(). */
+__rust_helper enum mm_rs_pmd_kind rust_helper_mm_rs_pmd_kind(pmd_t val)
+{
 	if (pmd_none(val))
 		return MM_RS_PMD_NONE;
 	/* A THP, a devmap leaf, or a migration entry of either. */

@@ -262,178 +262,200 @@ impl<'v> RangeWalk<'v> {
     ///
     /// Each level loops over the entries of its own table, as C's nested `walk_*_range()`
     /// loops do: the next entry is not read again from the top, and what is none at a level is
-    /// skipped there at the cost of reading it. The walk reschedules and asks the visitor to
+    /// skipped there at the cost of reading it. As in C, each level carries its own address
+    /// and goes on from the end of the entry it handled, whatever the level below did: the
+    /// walk's [`Self::addr`] is written only where the walk stops or ends, so a hole costs
+    /// its read and the step to the next entry. The walk reschedules and asks the visitor to
     /// [`PteVisitor::pause`] after each PMD entry it visited (a PTE table or a huge leaf), not
     /// after holes, so its cost follows the populated tables of the range, not its size.
     #[inline]
     pub fn walk<V: PteVisitor>(&mut self, v: &mut V) -> ControlFlow<(V::Break, Stopped<'_, 'v>)> {
         let mm = self.vma.mm().as_raw();
-        while self.addr < self.end {
+        let end = self.end;
+        let mut addr = self.addr;
+        while addr < end {
             // SAFETY: The mm is the locked VMA's; its mmap lock, held for 'v (the
             // `MmapLockedVma` invariants), keeps its PGD allocated, so `pgd` points into it.
-            let pgd = unsafe { bindings::mm_rs_pgd_offset(mm, self.addr) };
+            let pgd = unsafe { bindings::mm_rs_pgd_offset(mm, addr) };
             // SAFETY: Reads nothing.
-            let next = unsafe { bindings::mm_rs_pgd_addr_end(self.addr, self.end) };
+            let next = unsafe { bindings::mm_rs_pgd_addr_end(addr, end) };
             // SAFETY: `pgd` points into the PGD (above); the helper reads it with `READ_ONCE()`.
-            if unsafe { bindings::mm_rs_pgd_skip(pgd) } {
-                // INVARIANT: Above `self.addr`, at most the end, page-aligned.
-                self.addr = next;
-                continue;
+            if !unsafe { bindings::mm_rs_pgd_skip(pgd) } {
+                // SAFETY: `pgd` maps `addr` and is not none; `next`, above `addr`, is the end
+                // of its range cut to the walk's.
+                if let Break((b, at)) = unsafe { self.p4d_range(pgd, addr, next, v) } {
+                    return Break((b, at.stopped(self)));
+                }
             }
-            // SAFETY: `pgd` maps `self.addr` and is not none; `next` is the end of its range,
-            // cut to the walk's.
-            if let Break((b, at)) = unsafe { self.p4d_range(pgd, next, v) } {
-                return Break((b, at.stopped(self)));
-            }
+            addr = next;
         }
+        // INVARIANT: The walk's end.
+        self.addr = end;
         Continue(())
     }
 
-    /// The P4D entries of `[self.addr, end)`, under the PGD entry `pgd`, as C's
-    /// `walk_p4d_range()`; leaves `self.addr` at `end` unless stopped.
+    /// The P4D entries of `[addr, end)`, under the PGD entry `pgd`, as C's `walk_p4d_range()`.
     ///
     /// # Safety
     ///
-    /// `pgd` must be the PGD entry of the VMA's mm that maps `self.addr`, not none, with the mmap
-    /// lock held; `end` must be at most the end of its range and of the walk.
+    /// `pgd` must be the PGD entry of the VMA's mm that maps `addr`, not none, with the mmap
+    /// lock held; `addr` must be page-aligned and in the walk's range, and `end` above it, at
+    /// most the end of `pgd`'s range and of the walk, and page-aligned.
     #[inline(always)]
     unsafe fn p4d_range<V: PteVisitor>(
         &mut self,
         pgd: *mut bindings::pgd_t,
+        mut addr: usize,
         end: usize,
         v: &mut V,
     ) -> ControlFlow<(V::Break, StopAt)> {
         // SAFETY: The mmap lock keeps the P4D table (or the PGD, where the P4D is folded into
         // it) allocated; `p4d` advances to the entry of the next P4D range, in the same table
-        // while `self.addr` is below `end`, and is not read past it.
-        let mut p4d = unsafe { bindings::mm_rs_p4d_offset(pgd, self.addr) };
-        while self.addr < end {
+        // while `addr` is below `end`, and is not read past it.
+        let mut p4d = unsafe { bindings::mm_rs_p4d_offset(pgd, addr) };
+        loop {
             // SAFETY: As above; the entry is read with `READ_ONCE()`.
             let (next, skip) = unsafe {
                 (
-                    bindings::mm_rs_p4d_addr_end(self.addr, end),
+                    bindings::mm_rs_p4d_addr_end(addr, end),
                     bindings::mm_rs_p4d_skip(p4d),
                 )
             };
-            if skip {
-                // INVARIANT: A P4D hole's end: above `self.addr`, at most `end`, page-aligned.
-                self.addr = next;
-            } else {
-                // SAFETY: `p4d` maps `self.addr` and is not none; `next` ends its range.
-                if let Break(b) = unsafe { self.pud_range(p4d, next, v) } {
+            if !skip {
+                // SAFETY: `p4d` maps `addr` and is not none; `next` ends its range, above `addr`.
+                if let Break(b) = unsafe { self.pud_range(p4d, addr, next, v) } {
                     return Break(b);
                 }
             }
+            if next >= end {
+                return Continue(());
+            }
+            addr = next;
             p4d = p4d.wrapping_add(1);
         }
-        Continue(())
     }
 
-    /// The PUD entries of `[self.addr, end)`, under the P4D entry `p4d`, as C's
-    /// `walk_pud_range()`; leaves `self.addr` at `end` unless stopped.
+    /// The PUD entries of `[addr, end)`, under the P4D entry `p4d`, as C's `walk_pud_range()`.
     ///
     /// # Safety
     ///
-    /// `p4d` must be the P4D entry of the VMA's mm that maps `self.addr`, not none, with the mmap
-    /// lock held; `end` must be at most the end of its range and of the walk.
+    /// As for [`Self::p4d_range`], one level down: `p4d` must be the P4D entry that maps `addr`,
+    /// not none, and `end` at most the end of its range.
     #[inline(always)]
     unsafe fn pud_range<V: PteVisitor>(
         &mut self,
         p4d: *mut bindings::p4d_t,
+        mut addr: usize,
         end: usize,
         v: &mut V,
     ) -> ControlFlow<(V::Break, StopAt)> {
         // SAFETY: As in `p4d_range()`, one level down.
-        let mut pud = unsafe { bindings::mm_rs_pud_offset(p4d, self.addr) };
-        while self.addr < end {
+        let mut pud = unsafe { bindings::mm_rs_pud_offset(p4d, addr) };
+        loop {
             // SAFETY: As above; the entry is read with `READ_ONCE()`.
             let (next, skip) = unsafe {
                 (
-                    bindings::mm_rs_pud_addr_end(self.addr, end),
+                    bindings::mm_rs_pud_addr_end(addr, end),
                     bindings::mm_rs_pud_skip(pud),
                 )
             };
-            if skip {
-                // INVARIANT: A PUD hole's end: above `self.addr`, at most `end`, page-aligned.
-                self.addr = next;
-            } else {
-                // SAFETY: `pud` maps `self.addr` and is not none; `next` ends its range.
-                if let Break(b) = unsafe { self.pmd_table(pud, next, v) } {
+            if !skip {
+                // SAFETY: `pud` maps `addr` and is not none; `next` ends its range, above `addr`.
+                if let Break(b) = unsafe { self.pmd_table(pud, addr, next, v) } {
                     return Break(b);
                 }
             }
+            if next >= end {
+                return Continue(());
+            }
+            addr = next;
             pud = pud.wrapping_add(1);
         }
-        Continue(())
     }
 
-    /// The PMD entries of `[self.addr, end)`, under the PUD entry `pud`, as C's
-    /// `walk_pmd_range()`: after each entry it visited (a PTE table or a huge leaf) that does
-    /// not end the walk, reschedules and asks the visitor to pause. Leaves `self.addr` at `end`
-    /// unless stopped.
+    /// The PMD entries of `[addr, end)`, under the PUD entry `pud`, as C's `walk_pmd_range()`:
+    /// after each entry it visited (a PTE table or a huge leaf) that does not end the walk,
+    /// reschedules and asks the visitor to pause.
     ///
     /// # Safety
     ///
-    /// `pud` must be the PUD entry of the VMA's mm that maps `self.addr`, not none, with the mmap
-    /// lock held; `end` must be at most the end of its range and of the walk.
+    /// As for [`Self::p4d_range`], two levels down: `pud` must be the PUD entry that maps
+    /// `addr`, not none, and `end` at most the end of its range.
     #[inline(always)]
     unsafe fn pmd_table<V: PteVisitor>(
         &mut self,
         pud: *mut bindings::pud_t,
+        mut addr: usize,
         end: usize,
         v: &mut V,
     ) -> ControlFlow<(V::Break, StopAt)> {
         let mm = self.vma.mm().as_raw();
         // SAFETY: As in `p4d_range()`, one level down.
-        let mut pmd = unsafe { bindings::mm_rs_pmd_offset(pud, self.addr) };
-        while self.addr < end {
+        let mut pmd = unsafe { bindings::mm_rs_pmd_offset(pud, addr) };
+        loop {
             // SAFETY: Reads nothing.
-            let next = unsafe { bindings::mm_rs_pmd_addr_end(self.addr, end) };
-            // SAFETY: `pmd` maps `self.addr` in `mm` and stays allocated (the mmap lock); `next`
-            // is at most the end of its range.
-            let visited = match unsafe { self.pmd_range(mm, pmd, next, v) } {
+            let next = unsafe { bindings::mm_rs_pmd_addr_end(addr, end) };
+            // SAFETY: `pmd` maps `addr` in `mm` and stays allocated (the mmap lock); `next` is
+            // above `addr`, at most the end of its range and of the walk.
+            let visited = match unsafe { self.pmd_range(mm, pmd, addr, next, v) } {
                 Continue(visited) => visited,
                 Break(b) => return Break(b),
             };
-            // INVARIANT: Above `self.addr`, at most `end`, page-aligned.
-            self.addr = next;
             if visited && next < self.end {
                 // SAFETY: No PTE lock is held here, and the task may sleep (the walk holds its
                 // `MaySleep`).
                 unsafe { bindings::mm_rs_cond_resched() };
                 if let Break(b) = v.pause() {
+                    // INVARIANT: Above the walk's address, below its end, page-aligned.
+                    self.addr = next;
                     return Break((b, StopAt::Between));
                 }
             }
+            if next >= end {
+                return Continue(());
+            }
+            addr = next;
             pmd = pmd.wrapping_add(1);
         }
-        Continue(())
     }
 
-    /// Visits the entries of `[self.addr, next)`, all under the PMD entry `pmd`: [`Continue`]
-    /// with whether there was anything to visit (a PTE table or a huge leaf). On [`Break`],
+    /// Visits the entries of `[addr, next)`, all under the PMD entry `pmd`: [`Continue`] with
+    /// whether there was anything to visit (a PTE table or a huge leaf). On [`Break`],
     /// `self.addr` is where the visitor stopped, and the [`StopAt`] says what it stopped at.
     ///
     /// # Safety
     ///
-    /// `pmd` must be the PMD entry of `mm` (the VMA's) that maps `self.addr`, in a PMD table that
-    /// stays allocated for the call; `next` must be at most the end of the range it maps.
+    /// `pmd` must be the PMD entry of `mm` (the VMA's) that maps `addr`, in a PMD table that
+    /// stays allocated for the call; `addr` must be page-aligned and in the walk's range, and
+    /// `next` above it, page-aligned, at most the end of the range `pmd` maps and of the walk.
     #[inline(always)]
     unsafe fn pmd_range<V: PteVisitor>(
         &mut self,
         mm: *mut bindings::mm_struct,
         pmd: *mut bindings::pmd_t,
+        addr: usize,
         next: usize,
         v: &mut V,
     ) -> ControlFlow<(V::Break, StopAt), bool> {
         loop {
             // SAFETY: `pmd` is allocated (the caller); the entry is read once, locklessly.
-            match unsafe { bindings::mm_rs_pmd_kind(pmd) } {
+            let val = unsafe { bindings::mm_rs_pmdp_get_lockless(pmd) };
+            // A hole first, on its own: one compare, as C's `pmd_none()` test.
+            // SAFETY: Reads nothing but `val`.
+            if unsafe { bindings::mm_rs_pmd_none(val) } {
+                return Continue(false);
+            }
+            // SAFETY: Reads nothing but `val`.
+            match unsafe { bindings::mm_rs_pmd_kind(val) } {
                 bindings::mm_rs_pmd_kind_MM_RS_PMD_TABLE => {}
                 bindings::mm_rs_pmd_kind_MM_RS_PMD_LEAF => {
-                    return match v.pmd_leaf(self.addr) {
+                    return match v.pmd_leaf(addr) {
                         Continue(()) => Continue(true),
-                        Break(b) => Break((b, StopAt::Leaf { end: next })),
+                        Break(b) => {
+                            // INVARIANT: Page-aligned, below `next` and so below the walk's end.
+                            self.addr = addr;
+                            Break((b, StopAt::Leaf { end: next }))
+                        }
                     };
                 }
                 _ => return Continue(false),
@@ -443,12 +465,12 @@ impl<'v> RangeWalk<'v> {
             // SAFETY: A test hook: it only compares `mm` and the address with a racer's, and
             // may run a MADV_DONTNEED of the mm, which the mmap read lock held here allows.
             unsafe {
-                bindings::mm_rs_test_race(bindings::mm_rs_race_MM_RS_RACE_WALK_PMD, mm, self.addr)
+                bindings::mm_rs_test_race(bindings::mm_rs_race_MM_RS_RACE_WALK_PMD, mm, addr)
             };
             let mut ptl: *mut bindings::spinlock_t = core::ptr::null_mut();
-            // SAFETY: `pmd` maps `self.addr` in `mm` and is allocated (the caller); `ptl`
-            // receives the lock taken with the mapping.
-            let pte = unsafe { bindings::mm_rs_pte_offset_map_lock(mm, pmd, self.addr, &mut ptl) };
+            // SAFETY: `pmd` maps `addr` in `mm` and is allocated (the caller); `ptl` receives
+            // the lock taken with the mapping.
+            let pte = unsafe { bindings::mm_rs_pte_offset_map_lock(mm, pmd, addr, &mut ptl) };
             let Some(pte) = NonNull::new(pte) else {
                 // The PMD changed since it was read (the table was freed, or collapsed into a
                 // THP): read it again.
@@ -462,20 +484,19 @@ impl<'v> RangeWalk<'v> {
                 ptl,
                 _not_send: NotThreadSafe,
             };
-            // At most the rest of the table from `self.addr` (`PTRS_PER_PTE - pte_index()`):
-            // `next` is above `self.addr` and at most the end of the PMD's range (the caller),
-            // so neither this nor the addresses below wrap.
-            let rest = PTRS_PER_PTE - ((self.addr / PAGE_SIZE) & (PTRS_PER_PTE - 1));
-            let nr = (next.wrapping_sub(self.addr) / PAGE_SIZE).min(rest);
+            // At most the rest of the table from `addr` (`PTRS_PER_PTE - pte_index()`): `next`
+            // is above `addr` and at most the end of the PMD's range (the caller), so neither
+            // this nor the addresses below wrap.
+            let rest = PTRS_PER_PTE - ((addr / PAGE_SIZE) & (PTRS_PER_PTE - 1));
+            let nr = (next.wrapping_sub(addr) / PAGE_SIZE).min(rest);
             for i in 0..nr {
-                // SAFETY: Entry `i` from `self.addr` lies in the mapped, locked table (`nr`
-                // above).
+                // SAFETY: Entry `i` from `addr` lies in the mapped, locked table (`nr` above).
                 let raw = unsafe { bindings::mm_rs_ptep_get(table.pte.as_ptr().add(i)) };
                 let pte = Pte::from_table(raw);
                 if pte.is_none() {
                     continue;
                 }
-                let addr = self.addr.wrapping_add(i.wrapping_mul(PAGE_SIZE));
+                let addr = addr.wrapping_add(i.wrapping_mul(PAGE_SIZE));
                 // INVARIANT: Read under the table's lock, held by `table` until after the call.
                 let entry = PteEntry {
                     vma: self.vma,
