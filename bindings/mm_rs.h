@@ -380,12 +380,14 @@ struct mm_rs_walk_counts {
 	unsigned long sum;	/* the sum of the addresses visited */
 	unsigned long stopped;	/* where it stopped, 0 if at the end */
 	unsigned long migration;	/* entries of a folio under migration */
+	unsigned long leaf_at;	/* mm_rs_walk_stops(): the sum of its leaf stops' addresses */
 };
 
 /*
  * KUnit only: walks [@start, @end) of @vma, whose mmap lock the caller holds,
  * counting into @c; stops at the @stop_after'th entry (never if 0). Returns 0,
- * or -EINVAL for a range outside the VMA.
+ * -EINVAL for a range outside the VMA, or -EIO if the walk, once it returned
+ * its end, is not at @end (RangeWalk::addr()) or not done.
  */
 int mm_rs_walk_count(struct vm_area_struct *vma, unsigned long start,
 		     unsigned long end, unsigned long stop_after,

@@ -928,6 +928,11 @@ static void walk_visits_each_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got.leaves, 1);
 	KUNIT_EXPECT_EQ(test, got.pauses, K_PMDS - 2);
 	KUNIT_EXPECT_EQ(test, got.entries, want.entries);
+	/* The leaf stop is where the THP starts: its first page in the layout. */
+	for (i = 0; i < K_PAGES && kinds[i] != K_THP; i++)
+		;
+	KUNIT_EXPECT_LT(test, i, K_PAGES);
+	KUNIT_EXPECT_EQ(test, got.leaf_at, base + i * PAGE_SIZE);
 
 	/* A range inside one table: only its entries, no pause. */
 	memset(&want, 0, sizeof(want));

@@ -7,7 +7,7 @@ use core::ops::ControlFlow::{self, Break, Continue};
 use kernel::ffi::{c_int, c_ulong};
 use kernel::{
     bindings,
-    error::code::EINVAL,
+    error::code::{EINVAL, EIO},
     mm::{
         virt::MmapLockedVma,
         walk::{MaySleep, PteEntry, PteVisitor, RangeWalk, Stopped},
@@ -63,8 +63,9 @@ impl PteVisitor for Count<'_> {
 }
 
 /// Walks `[start, end)` of `vma`, counting into `c` (zeroed first); stops at the
-/// `stop_after`'th entry and resumes at the same entry (never stops if 0). 0, or `-EINVAL` if
-/// the range is not page-aligned inside the VMA or the VMA is a hugetlb VMA.
+/// `stop_after`'th entry and resumes at the same entry (never stops if 0). 0, `-EINVAL` if
+/// the range is not page-aligned inside the VMA or the VMA is a hugetlb VMA, or `-EIO` if the
+/// walk, once it returned its end, is not there or not done.
 ///
 /// # Safety
 ///
@@ -100,7 +101,17 @@ pub unsafe extern "C" fn mm_rs_walk_count(
     while let Break(((), at)) = walk.walk(&mut count) {
         count.c.stopped = at.addr();
     }
-    0
+    ended_at_end(&walk, end)
+}
+
+/// 0 if `walk`, which returned its end, is there and done, as [`RangeWalk::addr`] and
+/// [`RangeWalk::is_done`] promise (a walk resumed from there visits nothing); `-EIO` if not.
+fn ended_at_end(walk: &RangeWalk<'_>, end: usize) -> c_int {
+    if walk.is_done() && walk.addr() == end {
+        0
+    } else {
+        EIO.to_errno()
+    }
 }
 
 /// Counts entries into `c`; stops at every huge PMD leaf and every pause.
@@ -128,7 +139,8 @@ impl PteVisitor for StopEverywhere<'_> {
 /// Walks `[start, end)` of `vma` stopping at every huge PMD leaf, which it skips
 /// ([`LeafStop::skip_leaf`](kernel::mm::walk::LeafStop::skip_leaf)), and at every pause,
 /// where it walks on; counts into `c` (zeroed first) the entries visited, the stops at a leaf
-/// (`leaves`) and between tables (`pauses`). 0, or `-EINVAL` as [`mm_rs_walk_count`].
+/// (`leaves`, and the sum of their addresses in `leaf_at`) and between tables (`pauses`). 0,
+/// `-EINVAL` or `-EIO` as [`mm_rs_walk_count`].
 ///
 /// # Safety
 ///
@@ -155,9 +167,10 @@ pub unsafe extern "C" fn mm_rs_walk_stops(
     let mut v = StopEverywhere { c };
     loop {
         match walk.walk(&mut v) {
-            Continue(()) => return 0,
+            Continue(()) => return ended_at_end(&walk, end),
             Break(((), Stopped::Leaf(at))) => {
                 v.c.leaves = v.c.leaves.wrapping_add(1);
+                v.c.leaf_at = v.c.leaf_at.wrapping_add(at.addr());
                 at.skip_leaf();
             }
             Break(((), Stopped::Between(_))) => v.c.pauses = v.c.pauses.wrapping_add(1),
