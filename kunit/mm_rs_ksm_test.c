@@ -899,6 +899,7 @@ static void walk_visits_each_entry(struct kunit *test)
 	struct vm_area_struct *vma;
 	unsigned long base, third = 0;
 	unsigned int i, n = 0;
+	pmd_t *pmd;
 
 	KUNIT_ASSERT_NOT_NULL(test, kinds);
 	KUNIT_ASSERT_NOT_NULL(test, after);
@@ -973,6 +974,24 @@ static void walk_visits_each_entry(struct kunit *test)
 			       current->mm);
 	mmap_read_unlock(current->mm);
 	KUNIT_EXPECT_MEMEQ(test, after, kinds, K_PAGES);
+
+	/*
+	 * A leaf after a PMD hole, where no pause came first: the first PMD
+	 * range zapped with pt_reclaim on, so its table goes, and a walk from
+	 * there stops at the THP, with the THP's address, not the walk's start.
+	 */
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("pt_reclaim", "1"), 1);
+	KUNIT_EXPECT_EQ(test, do_madvise(current->mm, base, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_ASSERT_EQ(test, mm_rs_sysfs_write_test("pt_reclaim", "0"), 1);
+	mmap_read_lock(current->mm);
+	pmd = mm_rs_find_pmd(current->mm, base);
+	MM_RS_ASSERT_MMAP_READ(test, !pmd || pmd_none(pmdp_get(pmd)), current->mm);
+	vma = vma_lookup(current->mm, base);
+	KUNIT_EXPECT_EQ(test, mm_rs_walk_stops(vma, base, base + 2 * PMD_SIZE, &got), 0);
+	mmap_read_unlock(current->mm);
+	KUNIT_EXPECT_EQ(test, got.leaves, 1);
+	KUNIT_EXPECT_EQ(test, got.pauses, 0);
+	KUNIT_EXPECT_EQ(test, got.leaf_at, base + PMD_SIZE);
 }
 
 /* A counting walk over [@start, @end) of the test mm's VMA there. */
