@@ -293,6 +293,17 @@ for t in "frag-report frag frag-x86_64.txt mmrs-data frag round=0 phase=fragment
 done
 rm -rf "$kb"
 
+# MMRS_BENCH_KEPT_ONLY names kept measurements only, and not with an update:
+# bench.sh refuses both before it builds anything.
+echo "lint: bench.sh refuses an unknown MMRS_BENCH_KEPT_ONLY, and one with MMRS_BENCH_UPDATE"
+if out=$(MMRS_BENCH_KEPT_ONLY="ksm-grid fragg" "$REPO/scripts/bench.sh" x86_64 2>&1) ||
+   ! grep -q "no kept measurement 'fragg'" <<< "$out" ||
+   out=$(MMRS_BENCH_KEPT_ONLY=1 MMRS_BENCH_UPDATE=why "$REPO/scripts/bench.sh" x86_64 2>&1) ||
+   ! grep -q "do not go together" <<< "$out"; then
+	echo "lint: bench.sh took a MMRS_BENCH_KEPT_ONLY it should refuse (got: $(tail -n 1 <<< "$out"))" >&2
+	rc=1
+fi
+
 # make bench keeps no figure of a run that failed: a program that exited
 # non-zero, or a splat in the console, and bench.py refuses the log.
 echo "lint: bench.py marks each kind of figure last measured on a kernel that could not see"
