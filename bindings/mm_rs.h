@@ -578,6 +578,15 @@ enum mm_rs_race {
 	MM_RS_RACE_WALK_PMD,
 	/* migrate_pages_batch(): the batch's folios locked and unmapped, not moved */
 	MM_RS_RACE_MIGRATE_UNMAPPED,
+	/*
+	 * The Rust range walk: a P4D, a PUD or a PMD entry about to be read,
+	 * once per entry, at the start of its range (cut to the walk's). Not a
+	 * race window but a count: KUnit checks that each level reads one entry
+	 * per range it covers, holes included, and none outside its table.
+	 */
+	MM_RS_RACE_WALK_P4D_READ,
+	MM_RS_RACE_WALK_PUD_READ,
+	MM_RS_RACE_WALK_PMD_READ,
 };
 
 #ifdef CONFIG_MM_RS_KUNIT_TEST

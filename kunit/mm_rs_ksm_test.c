@@ -994,17 +994,57 @@ static void walk_visits_each_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got.leaf_at, base + PMD_SIZE);
 }
 
-/* A counting walk over [@start, @end) of the test mm's VMA there. */
-static void walk_range(struct kunit *test, unsigned long start, unsigned long end,
-		       struct mm_rs_walk_counts *got)
+/*
+ * The entries the Rust walk reads at each level (mm_rs_test_race()'s
+ * MM_RS_RACE_WALK_*_READ), for the walk of the mm in @mm only.
+ */
+struct walk_reads {
+	unsigned long p4d, pud, pmd;
+};
+
+static struct {
+	struct mm_struct *mm;
+	struct walk_reads n;
+} walk_reads;
+
+static void count_walk_reads(enum mm_rs_race where, struct mm_struct *mm,
+			     unsigned long addr)
 {
+	if (mm != walk_reads.mm)
+		return;
+	if (where == MM_RS_RACE_WALK_P4D_READ)
+		walk_reads.n.p4d++;
+	else if (where == MM_RS_RACE_WALK_PUD_READ)
+		walk_reads.n.pud++;
+	else if (where == MM_RS_RACE_WALK_PMD_READ)
+		walk_reads.n.pmd++;
+}
+
+/*
+ * A counting walk over [@start, @end) of the test mm's VMA there, which must
+ * read @p4d, @pud and @pmd entries at those levels: one per range of the level
+ * it covers below an entry that is not none, and none beyond its table.
+ */
+static void walk_range(struct kunit *test, unsigned long start, unsigned long end,
+		       struct mm_rs_walk_counts *got, unsigned long p4d,
+		       unsigned long pud, unsigned long pmd)
+{
+	struct walk_reads want = { .p4d = p4d, .pud = pud, .pmd = pmd };
 	struct vm_area_struct *vma;
 
+	memset(&walk_reads, 0, sizeof(walk_reads));
+	walk_reads.mm = current->mm;
+	kunit_activate_static_stub(test, mm_rs_test_race, count_walk_reads);
 	mmap_read_lock(current->mm);
 	vma = vma_lookup(current->mm, start);
 	KUNIT_EXPECT_NOT_NULL(test, vma);
 	KUNIT_EXPECT_EQ(test, vma ? mm_rs_walk_count(vma, start, end, 0, got) : -EFAULT, 0);
 	mmap_read_unlock(current->mm);
+	kunit_deactivate_static_stub(test, mm_rs_test_race);
+	walk_reads.mm = NULL;
+	KUNIT_EXPECT_EQ(test, walk_reads.n.p4d, want.p4d);
+	KUNIT_EXPECT_EQ(test, walk_reads.n.pud, want.pud);
+	KUNIT_EXPECT_EQ(test, walk_reads.n.pmd, want.pmd);
 }
 
 /*
@@ -1014,13 +1054,21 @@ static void walk_range(struct kunit *test, unsigned long start, unsigned long en
  * range of the level above (P4D, or PGD where that is folded) between two
  * pages, once, after the first page's table. (Until 2026-11-27 the walk
  * descended from the PGD again for every PMD range and paused after each
- * step, holes included: 3 and 2 pauses here.)
+ * step, holes included: 3 and 2 pauses here.) Each level reads one entry per
+ * range it covers, under the entries above that are not none: a hole costs
+ * one read at its own level and none below it, and no level reads on past the
+ * end of the range above it (as a P4D loop bounded by the walk's end, not its
+ * PGD entry's, would on x86_64, whose P4D is folded: its PUD loop would read
+ * on into the page after the PUD table).
  */
 static void walk_skips_holes_per_level(struct kunit *test)
 {
 	unsigned long bound = 8 * PUD_SIZE, base = bound - 3 * PUD_SIZE;
 	unsigned long len = 3 * PUD_SIZE + PMD_SIZE, page = bound + 5 * PAGE_SIZE;
 	struct mm_rs_walk_counts want = { }, got;
+
+	/* The layouts below need a PUD and a P4D level of their own. */
+	BUILD_BUG_ON(PUD_SIZE <= PMD_SIZE || P4D_SIZE <= PUD_SIZE);
 
 	map_at(test, base, len);
 	KUNIT_ASSERT_EQ(test, write_byte(page, 1), 0);
@@ -1030,7 +1078,8 @@ static void walk_skips_holes_per_level(struct kunit *test)
 	want.last = page;
 	want.sum = page;
 	want.pauses = 0;
-	walk_range(test, base, base + len, &got);
+	/* One P4D entry, four PUD entries (three none), one PMD entry. */
+	walk_range(test, base, base + len, &got, 1, 4, 1);
 	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
 
 	/*
@@ -1050,7 +1099,11 @@ static void walk_skips_holes_per_level(struct kunit *test)
 	want.last = base + len - PAGE_SIZE;
 	want.sum = want.first + want.last;
 	want.pauses = 1;
-	walk_range(test, base, base + len, &got);
+	/*
+	 * Three P4D entries, the middle one none; the last PUD entry of the
+	 * first and the first of the third; under each, one PMD entry.
+	 */
+	walk_range(test, base, base + len, &got, 3, 2, 2);
 	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
 
 	/*
@@ -1070,7 +1123,8 @@ static void walk_skips_holes_per_level(struct kunit *test)
 	want.last = base + len - PAGE_SIZE;
 	want.sum = want.first + want.last;
 	want.pauses = 1;
-	walk_range(test, base, base + len, &got);
+	/* One P4D entry, one PUD entry, six PMD entries (four none). */
+	walk_range(test, base, base + len, &got, 1, 1, 6);
 	KUNIT_EXPECT_MEMEQ(test, &got, &want, sizeof(want));
 }
 

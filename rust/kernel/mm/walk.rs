@@ -314,6 +314,8 @@ impl<'v> RangeWalk<'v> {
         // while `addr` is below `end`, and is not read past it.
         let mut p4d = unsafe { bindings::mm_rs_p4d_offset(pgd, addr) };
         loop {
+            #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+            self.test_read(bindings::mm_rs_race_MM_RS_RACE_WALK_P4D_READ, addr);
             // SAFETY: As above; the entry is read with `READ_ONCE()`.
             let (next, skip) = unsafe {
                 (
@@ -352,6 +354,8 @@ impl<'v> RangeWalk<'v> {
         // SAFETY: As in `p4d_range()`, one level down.
         let mut pud = unsafe { bindings::mm_rs_pud_offset(p4d, addr) };
         loop {
+            #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+            self.test_read(bindings::mm_rs_race_MM_RS_RACE_WALK_PUD_READ, addr);
             // SAFETY: As above; the entry is read with `READ_ONCE()`.
             let (next, skip) = unsafe {
                 (
@@ -438,6 +442,8 @@ impl<'v> RangeWalk<'v> {
         v: &mut V,
     ) -> ControlFlow<(V::Break, StopAt), bool> {
         loop {
+            #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+            self.test_read(bindings::mm_rs_race_MM_RS_RACE_WALK_PMD_READ, addr);
             // SAFETY: `pmd` is allocated (the caller); the entry is read once, locklessly.
             let val = unsafe { bindings::mm_rs_pmdp_get_lockless(pmd) };
             // A hole first, on its own: one compare, as C's `pmd_none()` test.
@@ -512,6 +518,16 @@ impl<'v> RangeWalk<'v> {
             }
             return Continue(true);
         }
+    }
+
+    /// KUnit's count of the entries each level reads: `level` names it
+    /// (`MM_RS_RACE_WALK_*_READ`), `addr` the start of the entry's range.
+    #[cfg(CONFIG_MM_RS_KUNIT_TEST)]
+    #[inline(always)]
+    fn test_read(&self, level: bindings::mm_rs_race, addr: usize) {
+        // SAFETY: `mm_rs_test_race()` has no precondition: it does nothing unless a test
+        // redirects it, and the stubs of these levels only compare the mm with theirs and count.
+        unsafe { bindings::mm_rs_test_race(level, self.vma.mm().as_raw(), addr) };
     }
 }
 
