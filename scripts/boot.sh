@@ -13,7 +13,8 @@
 # sockets and cores (scripts/numa.sh), MMRS_MEM the memory (default
 # 3G), MMRS_LOG the log file,
 # MMRS_APPEND adds to the kernel command line (end it with a space),
-# MMRS_INITRD replaces the initramfs.
+# MMRS_INITRD replaces the initramfs. Given -numa nodes, a kernel that cannot
+# read them (no ACPI NUMA, no OF NUMA) is booted with numa=fake=N.
 # Exits non-zero on any failure; a kernel splat is any line that matches
 # scripts/splats.txt.
 set -uo pipefail
@@ -38,6 +39,18 @@ mm_rs_machine "$arch"
 qemu=("${MM_RS_QEMU[@]}")
 console=$MM_RS_CONSOLE
 [ -f "$kernel" ] || { echo "boot.sh: no kernel at $kernel; run: make image ARCH=$arch FLAVOR=$flavour" >&2; exit 2; }
+# NUMA nodes asked of QEMU (-numa node,..., scripts/numa.sh) reach the
+# kernel through the device tree (arm64, OF_NUMA) or the ACPI SRAT (x86_64).
+# A kernel that can read neither (x86_64 prod-debug: no ACPI,
+# configs/prod-debug-x86_64.config) gets as many by emulation: numa=fake=N.
+nodes=0
+for a in "$@"; do case "$a" in node,*) nodes=$((nodes + 1)) ;; esac; done
+cfg="${kernel%/arch/*}/.config"
+if [ "$nodes" -gt 1 ] && [ -f "$cfg" ] && ! grep -qxE 'CONFIG_(ACPI|OF)_NUMA=y' "$cfg"; then
+	grep -qx 'CONFIG_NUMA_EMU=y' "$cfg" ||
+		{ echo "boot.sh: $nodes NUMA nodes asked of $arch $flavour, whose kernel can neither read nor emulate them" >&2; exit 2; }
+	MMRS_APPEND="${MMRS_APPEND:-}numa=fake=$nodes "
+fi
 [ -f "$initrd" ] || { echo "boot.sh: no $initrd" >&2; exit 2; }
 
 boot() {

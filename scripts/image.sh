@@ -11,8 +11,9 @@
 # prod-debug add off.config or debug.config to it (prod-debug also
 # kunit.config: the suites built in, off unless kunit.enable=1), and
 # prod-debug-off debug.config and off.config (the MM_RS=n twin of
-# prod-debug, for the stock stress tools). The prod
-# flavours start from Debian's own configuration of the mm, THP, KSM, memcg,
+# prod-debug, for the stock stress tools); both then add
+# configs/prod-debug-ARCH.config where there is one (x86_64: no ACPI). The
+# prod flavours start from Debian's own configuration of the mm, THP, KSM, memcg,
 # swap, hugetlb/HVO, page-table and error-reporting areas
 # (scripts/debian-diff.py fragment; scripts/debian-config.sh fetches it),
 # merged before the project's fragments; `make lint` lists where the result
@@ -54,6 +55,11 @@ prod|prod-off|prod-debug|prod-debug-off)
 	prod-debug-off) frags+=("$REPO/configs/debug.config" "$REPO/configs/off.config") ;;
 	prod-debug) frags+=("$REPO/configs/debug.config" "$REPO/configs/kunit.config") ;;
 	prod-*) frags+=("$REPO/configs/${flavour#prod-}.config") ;;
+	esac
+	# make test's booted kernels: x86_64 without ACPI (the fragment says why).
+	case "$flavour" in
+	prod-debug*) [ ! -f "$REPO/configs/prod-debug-$arch.config" ] ||
+		frags+=("$REPO/configs/prod-debug-$arch.config") ;;
 	esac ;;
 *) echo "image.sh: FLAVOUR must be test, debug, off, clang14, prod, prod-off, prod-debug or prod-debug-off" >&2; exit 2 ;;
 esac

@@ -8,7 +8,9 @@
 # classifier on the kprobe logs, that kunit.sh names the functions the suites
 # kprobe and boots with oops=panic panic=-1, that a stale INT3 is run once
 # more and passes, that it is rerun only once, and that an INT3 off the kprobe
-# address and an arm64 crash are not rerun. Used by make lint.
+# address and an arm64 crash are not rerun; and make test's split of build and
+# run (MMRS_KUNIT_BUILD_ONLY builds only, it and MMRS_KUNIT_PREBUILT refuse
+# the flavour they are not for). Used by make lint.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +27,10 @@ import json, os, sys
 d = os.environ["FAKE_DIR"]
 n = int(open(d + "/calls").read()) if os.path.exists(d + "/calls") else 0
 open(d + "/calls", "w").write(str(n + 1))
+open(d + "/cmds", "a").write(sys.argv[1] + "\n")
 args = sys.argv[2:]
+if sys.argv[1] == "build":
+    sys.exit(0)
 opt = lambda k: [a.split("=", 1)[1] for a in args if a.startswith(k + "=")] + \
     [args[i + 1] for i, a in enumerate(args[:-1]) if a == k]
 open(d + "/kernel_args", "a").write(" ".join(opt("--kernel_args")) + "\n")
@@ -62,12 +67,12 @@ python3 "$REPO/scripts/tcg-stale-int3.py" "$D/oops-int3-kprobe.log" "$tmp/out/vm
 ! python3 "$REPO/scripts/tcg-stale-int3.py" "$D/oops-int3-kprobe-off-entry.log" "$tmp/out/vmlinux" $kprobed >/dev/null ||
 	fail "tcg-stale-int3.py takes an INT3 past the kprobe address for QEMU's"
 
-# run ARCH LOGS: the fake KUnit run; sets krc and calls
+# run ARCH LOGS [FLAVOUR]: the fake KUnit run; sets krc and calls
 run() {
-	rm -f "$tmp/calls" "$tmp/kernel_args" "$tmp/out"/test.log* "$tmp/out/tcg-stale-int3.txt"
+	rm -f "$tmp/calls" "$tmp/cmds" "$tmp/k.json" "$tmp/kernel_args" "$tmp/out"/test.log* "$tmp/out/tcg-stale-int3.txt"
 	FAKE_DIR=$tmp FAKE_FIXTURES=$D FAKE_LOGS=$2 MM_RS_BUILD_LOCKED=1 \
 	MMRS_KUNIT_PY="$tmp/kunit.py" MMRS_KUNIT_BUILD_DIR="$tmp/out" MMRS_KUNIT_JSON="$tmp/k.json" \
-		"$REPO/scripts/kunit.sh" "$1" >/dev/null 2>"$tmp/err"
+		"$REPO/scripts/kunit.sh" "$1" ${3:+"$3"} >/dev/null 2>"$tmp/err"
 	krc=$?
 	calls=$(cat "$tmp/calls" 2>/dev/null || echo 0)
 }
@@ -88,5 +93,16 @@ run arm64 "oops-int3-kprobe.log ok"
 	fail "an arm64 crash: exit $krc after $calls runs (want failure after 1)"
 run x86_64 "ok"
 [ "$krc" = 0 ] && [ "$calls" = 1 ] || fail "a good run: exit $krc after $calls runs (want 0 after 1): $(head -c 600 "$tmp/err")"
+# make test builds the arm64 KUnit kernel beside the x86_64 run: kunit.py
+# build once, no run, no result.
+MMRS_KUNIT_BUILD_ONLY=1 run arm64 "ok"
+[ "$krc" = 0 ] && [ "$(cat "$tmp/cmds" 2>/dev/null)" = build ] && [ ! -e "$tmp/k.json" ] ||
+	fail "MMRS_KUNIT_BUILD_ONLY: exit $krc, kunit.py called as: $(tr '\n' ' ' < "$tmp/cmds" 2>/dev/null) (want 0, build once, no JSON): $(head -c 600 "$tmp/err")"
+MMRS_KUNIT_BUILD_ONLY=1 run x86_64 "ok" prod-debug
+[ "$krc" = 2 ] && [ "$calls" = 0 ] && grep -q 'MMRS_KUNIT_BUILD_ONLY is for' "$tmp/err" ||
+	fail "MMRS_KUNIT_BUILD_ONLY with prod-debug: exit $krc after $calls calls (want 2, none): $(head -c 600 "$tmp/err")"
+MMRS_KUNIT_PREBUILT=1 run x86_64 "ok"
+[ "$krc" = 2 ] && [ "$calls" = 0 ] && grep -q 'MMRS_KUNIT_PREBUILT is for prod-debug' "$tmp/err" ||
+	fail "MMRS_KUNIT_PREBUILT without prod-debug: exit $krc after $calls calls (want 2, none): $(head -c 600 "$tmp/err")"
 [ $rc = 0 ] && echo "kunit-retry-test: ok"
 exit $rc

@@ -49,7 +49,11 @@ kunit_lacks() {
 	return $bad
 }
 [ "${1:-}" = --lacks ] && { shift; kunit_lacks "$@"; exit; }
-mm_rs_build_lock
+# MMRS_KUNIT_PREBUILT=1 (prod-debug only): boot the kernel image.sh built
+# before, and build nothing, so without the build lock: make test builds the
+# arm64 KUnit kernel beside the x86_64 run, whose QEMU keeps one CPU busy.
+# MMRS_KUNIT_BUILD_ONLY=1 (not prod-debug): kunit.py build, no run.
+[ -n "${MMRS_KUNIT_PREBUILT:-}" ] || mm_rs_build_lock
 arch=${1:?usage: kunit.sh x86_64|arm64 [FLAVOUR] [kunit.py args]}
 shift
 flavour=
@@ -109,8 +113,10 @@ for o in "${MM_RS_MAKE_OPTS[@]}"; do args+=(--make_options "$o"); done
 for c in "${cfgs[@]}"; do args+=(--kunitconfig "$c"); done
 
 # prod-debug: the kernel image.sh builds (or finds up to date), booted with
-# no root file system, kunit.enable=1 and kunit_shutdown=poweroff: the
-# built-in suites run before init would, then the kernel powers off. The
+# no root file system, kunit.enable=1 and kunit_shutdown=reboot: the
+# built-in suites run before init would, then the kernel reboots, which
+# -no-reboot turns into QEMU's exit (x86_64's prod-debug has no ACPI to power
+# off with: it would halt and wait for the 900 s limit). The
 # console log goes to build/results/kunit-ARCH-prod-debug.log and kunit.py
 # parse reads it, as kunit.py run reads its own kernel's. The machine is the
 # one every guest boots on (mm_rs_machine in scripts/splats.sh)
@@ -122,7 +128,13 @@ for c in "${cfgs[@]}"; do args+=(--kunitconfig "$c"); done
 kunit_prod() {
 	local kernel q=() con lacks
 	. "$REPO/scripts/splats.sh"
-	kernel=$("$REPO/scripts/image.sh" "$arch" prod-debug | tail -n 1) || { rc=1; return; }
+	if [ -n "${MMRS_KUNIT_PREBUILT:-}" ]; then
+		kernel=$out/$([ "$arch" = x86_64 ] && echo arch/x86/boot/bzImage || echo arch/arm64/boot/Image)
+		[ -f "$kernel" ] && [ -f "$out/.config" ] ||
+			{ echo "kunit: $arch prod-debug: MMRS_KUNIT_PREBUILT, but no kernel at ${kernel#$REPO/} (scripts/image.sh $arch prod-debug)" >&2; rc=1; return; }
+	else
+		kernel=$("$REPO/scripts/image.sh" "$arch" prod-debug | tail -n 1) || { rc=1; return; }
+	fi
 	if ! lacks=$(kunit_lacks "$out/.config" "${cfgs[@]}"); then
 		echo "kunit: $arch prod-debug: not run, the kernel's .config lacks (configs/kunit.config?):" >&2
 		sed 's/^/  /' <<< "$lacks" >&2
@@ -137,7 +149,7 @@ kunit_prod() {
 	set +e
 	timeout --foreground -k 10 900 "${q[@]}" -nodefaults -m 1024 -smp 2 -nographic -no-reboot \
 		-serial stdio -kernel "$kernel" \
-		-append "console=$con loglevel=$MM_RS_LOGLEVEL kunit.enable=1 kunit_shutdown=poweroff oops=panic panic=-1" \
+		-append "console=$con loglevel=$MM_RS_LOGLEVEL kunit.enable=1 kunit_shutdown=reboot oops=panic panic=-1" \
 		</dev/null > "$tlog" 2>&1
 	rc=$?
 	[ "$rc" != 124 ] && [ "$rc" != 137 ] || echo "kunit: $arch prod-debug: the kernel ran past 900 s; log: ${tlog#$REPO/}" >&2
@@ -145,6 +157,10 @@ kunit_prod() {
 	set -e
 }
 rc=0
+[ -n "$prod" ] || [ -z "${MMRS_KUNIT_PREBUILT:-}" ] ||
+	{ echo "kunit.sh: MMRS_KUNIT_PREBUILT is for prod-debug, whose kernel image.sh builds" >&2; exit 2; }
+[ -z "$prod" ] || [ -z "${MMRS_KUNIT_BUILD_ONLY:-}" ] ||
+	{ echo "kunit.sh: MMRS_KUNIT_BUILD_ONLY is for kunit.py's kernels: prod-debug's is scripts/image.sh's" >&2; exit 2; }
 if [ -n "$prod" ]; then
 	[ $# = 0 ] || { echo "kunit.sh: $arch prod-debug takes no kunit.py arguments (got: $*)" >&2; exit 2; }
 	out="$REPO/build/image-$arch-prod-debug"
@@ -165,6 +181,10 @@ fi
 	rc=$?
 	set -e
 }
+if [ -n "${MMRS_KUNIT_BUILD_ONLY:-}" ]; then
+	python3 "$kunit_py" build --arch="$arch" --build_dir="$out" "${args[@]}" --jobs="$(nproc)" "$@"
+	exit
+fi
 run "$@"
 # QEMU 7.2's multi-threaded TCG can run a stale translation of x86 kernel text
 # with an INT3 in it that the kernel has taken away: a text_poke_bp() patch's,
