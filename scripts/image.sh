@@ -24,6 +24,11 @@
 # same flavour from the pristine Debian tree (build/linux-pristine: no
 # patches/, no mm-rs, so no Rust either) into build/image-ARCH-FLAVOUR-pristine:
 # the kernel a splat must reproduce on to be classified as the base's.
+# MMRS_IMAGE_BUILT="ARCH-FLAVOUR ...": the caller built those kernels earlier
+# in the same run and nothing changed since (make test's steps after its
+# image step): their image's path is printed with no configuration, no
+# prepare-tree and no make, which cost some 15-30 s a step even when
+# nothing is to be done.
 # Prints the path of the kernel image on its last line.
 set -euo pipefail
 
@@ -31,6 +36,15 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 arch=${1:?usage: image.sh x86_64|arm64 test|debug|off|clang14|prod|prod-off|prod-debug|prod-debug-off}
 flavour=${2:-test}
 [ "$flavour" = clang14 ] && export MM_RS_LLVM=1
+case " ${MMRS_IMAGE_BUILT:-} " in
+*" $arch-$flavour "*)
+	if [ -z "${MMRS_IMAGE_OUT:-}${MMRS_PRISTINE:-}${MMRS_CONFIG_ONLY:-}" ]; then
+		built=$REPO/build/image-$arch-$flavour/$([ "$arch" = x86_64 ] && echo arch/x86/boot/bzImage || echo arch/arm64/boot/Image)
+		[ -f "$built" ] || { echo "image: MMRS_IMAGE_BUILT names $arch-$flavour, which has no image at ${built#$REPO/}" >&2; exit 1; }
+		echo "$built"
+		exit 0
+	fi ;;
+esac
 . "$REPO/scripts/env.sh"
 mm_rs_build_lock
 T="$REPO/build/linux"

@@ -433,6 +433,35 @@ fi
 kill "$spid" 2>/dev/null
 rm -f "$lk"
 
+# make test's steps after its image step name the kernel it built
+# (MMRS_IMAGE_BUILT): image.sh prints its path at once, without waiting for
+# the build lock (held here, as by another build) and without make; it fails
+# if that kernel has no image, and builds as ever for any other flavour.
+echo "lint: image.sh takes MMRS_IMAGE_BUILT's kernels as built, and only those"
+ib=$(mktemp -d)
+mkdir -p "$ib/scripts" "$ib/build/image-x86_64-prod-debug/arch/x86/boot"
+cp "$REPO/scripts/image.sh" "$REPO/scripts/env.sh" "$ib/scripts/"
+touch "$ib/build/image-x86_64-prod-debug/arch/x86/boot/bzImage"
+exec 8>"$ib/lock"
+flock 8
+if ! out=$(MM_RS_BUILD_LOCK="$ib/lock" MMRS_IMAGE_BUILT="arm64-prod x86_64-prod-debug" \
+		timeout 10 "$ib/scripts/image.sh" x86_64 prod-debug 2>&1) ||
+   [ "$out" != "$ib/build/image-x86_64-prod-debug/arch/x86/boot/bzImage" ]; then
+	echo "lint: image.sh did not take a kernel MMRS_IMAGE_BUILT names as built (got: $out)" >&2
+	rc=1
+fi
+if out=$(MM_RS_BUILD_LOCK="$ib/lock" MMRS_IMAGE_BUILT=arm64-prod timeout 10 "$ib/scripts/image.sh" arm64 prod 2>&1) ||
+   ! grep -q 'MMRS_IMAGE_BUILT names arm64-prod, which has no image' <<< "$out"; then
+	echo "lint: image.sh took MMRS_IMAGE_BUILT's word for a kernel with no image (got: $out)" >&2
+	rc=1
+fi
+if MM_RS_BUILD_LOCK="$ib/lock" MMRS_IMAGE_BUILT=x86_64-prod timeout 5 "$ib/scripts/image.sh" x86_64 prod-debug >/dev/null 2>&1; then
+	echo "lint: image.sh took x86_64-prod-debug as built when MMRS_IMAGE_BUILT names only x86_64-prod" >&2
+	rc=1
+fi
+exec 8>&-
+rm -rf "$ib"
+
 # make test's steps run side by side (scripts/beside.sh): either one's
 # failure fails the pair, and the one beside is reported after the other.
 echo "lint: beside.sh fails when either side fails, and reports both"
