@@ -28,7 +28,18 @@ if ! /usr/bin/rustfmt --edition 2021 --config-path "$T/.rustfmt.toml" --check "$
 	rc=1
 fi
 
-echo "lint: checkpatch (${#cs[@]} C files, $(ls patches/*.patch | wc -l) patches)"
+# make test runs series-check beside lint: its checkpatch --strict of the
+# whole series covers these files and patches (every warning explained in
+# the patch's notes, where this run ignores a few types), so make test skips
+# this one (MMRS_LINT_SERIES_CHECKPATCH=1).
+if [ -n "${MMRS_LINT_SERIES_CHECKPATCH:-}" ]; then
+	echo "lint: checkpatch: left to series-check beside (the series holds these ${#cs[@]} C files and $(ls patches/*.patch | wc -l) patches)"
+	cs=()
+	cp_skip=1
+else
+	cp_skip=
+	echo "lint: checkpatch (${#cs[@]} C files, $(ls patches/*.patch | wc -l) patches)"
+fi
 # checkpatch runs from inside the tree: run from another git work tree it
 # misreads patches. EMBEDDED_FILENAME trips on mm/Kconfig sourcing
 # mm/Kconfig.mm_rs; FILE_PATH_CHANGES asks about MAINTAINERS, which a series
@@ -55,6 +66,7 @@ for f in "${cs[@]}"; do
 	cp_run --ignore "$ign" -f "$REPO/$f"
 done
 for p in patches/*.patch; do
+	[ -z "$cp_skip" ] || break
 	cp_run --ignore EMBEDDED_FILENAME,FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID "$REPO/$p"
 done
 wait
