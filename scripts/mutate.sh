@@ -17,7 +17,7 @@
 #   other; one marked "# equivalent: NAME: why" is not run; both are listed.
 # - --sample N (or MMRS_MUTATE_SAMPLE=N): N mutations that can run on ARCH,
 #   chosen from the HEAD commit's hash, so that successive commits rotate
-#   through the list (make test runs 1 on arm64).
+#   through the list (make test ran 2 on arm64 until 2026-11-29).
 # - NAMEs: only those (make mutate MUTATIONS="...").
 # - --stale (make mutate STALE=1): only the mutations without a current
 #   verdict in docs/mutations/mutate-ARCH[-F].json: none yet, one
