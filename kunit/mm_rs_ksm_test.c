@@ -366,7 +366,7 @@ static void watched_unmerge(struct kunit *test, unsigned long base, bool rust, b
 	w->signal_after = signal_after;
 	w->kp.symbol_name = "handle_mm_fault";
 	w->kp.pre_handler = fault_watch_pre;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&w->kp), 0);
+	KUNIT_ASSERT_EQ(test, mm_rs_register_kprobe(test, &w->kp), 0);
 	set_rust(test, rust);
 	mm_rs_probe_hits(probe);
 	if (signal)

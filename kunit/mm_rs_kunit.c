@@ -295,6 +295,45 @@ static int probe_hit(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+static void probe_post_nop(struct kprobe *kp, struct pt_regs *regs, unsigned long flags)
+{
+}
+
+/*
+ * Registers @kp so that it stays a breakpoint and is never jump-optimized
+ * (CONFIG_OPTPROBES, x86_64): a probe with a post_handler is not (see
+ * optimize_kprobe()). An optimized probe is unoptimized when it is
+ * unregistered, by kprobe_optimizer(), which holds kprobe_mutex across a
+ * synchronize_rcu_tasks(). The next register_kprobe() or unregister_kprobe()
+ * then waits for an RCU-tasks grace period, which any task that does not
+ * schedule voluntarily holds up: a test that registers a probe in each of
+ * its rounds (the KSM suite's) took one such wait a round, and its hangs on
+ * the x86_64 debug kernel came with an RCU-tasks stall report.
+ *
+ * Checked here, not assumed: once the optimizer has run, the probe must still
+ * be a breakpoint. 0 or register_kprobe()'s error; the caller unregisters.
+ */
+int mm_rs_register_kprobe(struct kunit *test, struct kprobe *kp)
+{
+	struct kprobe *ap;
+	bool optimized;
+	int ret;
+
+	if (!kp->post_handler)
+		kp->post_handler = probe_post_nop;
+	ret = register_kprobe(kp);
+	if (ret)
+		return ret;
+	wait_for_kprobe_optimizer();
+	rcu_read_lock();
+	ap = get_kprobe(kp->addr);
+	optimized = ap && kprobe_optimized(ap);
+	rcu_read_unlock();
+	KUNIT_EXPECT_FALSE_MSG(test, optimized, "kprobe on %s was jump-optimized",
+			       kp->symbol_name);
+	return 0;
+}
+
 static void probe_action(void *data)
 {
 	unregister_kprobe(&((struct mm_rs_probe *)data)->kp);
@@ -308,7 +347,7 @@ struct mm_rs_probe *mm_rs_probe(struct kunit *test, const char *symbol)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	p->kp.symbol_name = symbol;
 	p->kp.pre_handler = probe_hit;
-	KUNIT_ASSERT_EQ_MSG(test, register_kprobe(&p->kp), 0, "kprobe on %s", symbol);
+	KUNIT_ASSERT_EQ_MSG(test, mm_rs_register_kprobe(test, &p->kp), 0, "kprobe on %s", symbol);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, probe_action, p), 0);
 	return p;
 }

@@ -129,6 +129,11 @@ struct mm_rs_probe {
 	atomic_t hits;
 };
 
+/*
+ * register_kprobe() for a test's probe, never jump-optimized: see
+ * mm_rs_kunit.c. A probe that sets its own post_handler keeps it.
+ */
+int mm_rs_register_kprobe(struct kunit *test, struct kprobe *kp);
 struct mm_rs_probe *mm_rs_probe(struct kunit *test, const char *symbol);
 /* The calls since the last read, and starts counting afresh. */
 int mm_rs_probe_hits(struct mm_rs_probe *p);
