@@ -1860,6 +1860,25 @@ static void install_random_same_as_c(struct kunit *test)
 	KUNIT_EXPECT_NE(test, install_replay(test, seed ^ 1, INSTALL_REPLAY, c, rc, ptes), digest);
 }
 
+/*
+ * mm_rs_register_kprobe() fails a case whose probe was jump-optimized
+ * (entry_probes_start() and the rest): the check it makes must see one that
+ * was. A probe with no post_handler, alone on its function, is, on a kernel
+ * with CONFIG_OPTPROBES, unless ftrace placed it. The function is one that
+ * no task but the suites' calls while this runs.
+ */
+static void kprobes_stay_breakpoints(struct kunit *test)
+{
+	struct kprobe *kp = kunit_kzalloc(test, sizeof(*kp), GFP_KERNEL);
+	bool optimized;
+
+	KUNIT_ASSERT_NOT_NULL(test, kp);
+	kp->symbol_name = "mm_rs_do_anonymous_page_c_order";
+	KUNIT_ASSERT_EQ(test, mm_rs_kprobe_optimizes(kp, &optimized), 0);
+	KUNIT_EXPECT_EQ_MSG(test, optimized, IS_ENABLED(CONFIG_OPTPROBES) && !kprobe_ftrace(kp),
+			    "kprobe on %s without a post_handler", kp->symbol_name);
+}
+
 static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(fault_state_each_order),
 	KUNIT_CASE(fallback_stats_real_faults),
@@ -1879,6 +1898,7 @@ static struct kunit_case anon_fault_cases[] = {
 	KUNIT_CASE(install_refuses_order1),
 	KUNIT_CASE(forced_write_readonly_vma),
 	KUNIT_CASE(install_random_same_as_c),
+	KUNIT_CASE(kprobes_stay_breakpoints),
 	KUNIT_CASE_SLOW(race_same_blocks),
 	{}
 };

@@ -300,6 +300,23 @@ static void probe_post_nop(struct kprobe *kp, struct pt_regs *regs, unsigned lon
 }
 
 /*
+ * Whether @kp's probe is jump-optimized or queued to be: optimize_kprobe()
+ * sets KPROBE_FLAG_OPTIMIZED when it queues the probe for kprobe_optimizer(),
+ * so this needs no wait for the optimizer to run.
+ */
+static bool kprobe_jump_optimized(struct kprobe *kp)
+{
+	struct kprobe *ap;
+	bool optimized;
+
+	rcu_read_lock();
+	ap = get_kprobe(kp->addr);
+	optimized = ap && kprobe_optimized(ap);
+	rcu_read_unlock();
+	return optimized;
+}
+
+/*
  * Registers @kp so that it stays a breakpoint and is never jump-optimized
  * (CONFIG_OPTPROBES, x86_64): a probe with a post_handler is not (see
  * optimize_kprobe()). An optimized probe is unoptimized when it is
@@ -310,13 +327,12 @@ static void probe_post_nop(struct kprobe *kp, struct pt_regs *regs, unsigned lon
  * its rounds (the KSM suite's) took one such wait a round, and its hangs on
  * the x86_64 debug kernel came with an RCU-tasks stall report.
  *
- * Checked here, not assumed: once the optimizer has run, the probe must still
- * be a breakpoint. 0 or register_kprobe()'s error; the caller unregisters.
+ * Checked here, not assumed: the probe must not be optimized or queued to be.
+ * 0 or register_kprobe()'s error; the caller unregisters.
+ * mm_rs_kprobe_optimizes() shows that the check sees an optimizable probe.
  */
 int mm_rs_register_kprobe(struct kunit *test, struct kprobe *kp)
 {
-	struct kprobe *ap;
-	bool optimized;
 	int ret;
 
 	if (!kp->post_handler)
@@ -324,13 +340,30 @@ int mm_rs_register_kprobe(struct kunit *test, struct kprobe *kp)
 	ret = register_kprobe(kp);
 	if (ret)
 		return ret;
-	wait_for_kprobe_optimizer();
-	rcu_read_lock();
-	ap = get_kprobe(kp->addr);
-	optimized = ap && kprobe_optimized(ap);
-	rcu_read_unlock();
-	KUNIT_EXPECT_FALSE_MSG(test, optimized, "kprobe on %s was jump-optimized",
+	KUNIT_EXPECT_FALSE_MSG(test, kprobe_jump_optimized(kp), "kprobe on %s was jump-optimized",
 			       kp->symbol_name);
+	return 0;
+}
+
+/*
+ * The check of mm_rs_register_kprobe(), on a probe registered as @kp is set
+ * up, optimizable if it has no post_handler: registers it, tells in
+ * @optimized whether the check saw it optimized (or queued), and unregisters
+ * it. Registering kicked kprobe_optimizer(), which waits for an RCU-tasks
+ * grace period holding kprobe_mutex whatever it has to do: the wait is taken
+ * here, in the calling case, not left to the next registration.
+ * 0 or register_kprobe()'s error.
+ */
+int mm_rs_kprobe_optimizes(struct kprobe *kp, bool *optimized)
+{
+	int ret;
+
+	ret = register_kprobe(kp);
+	if (ret)
+		return ret;
+	*optimized = kprobe_jump_optimized(kp);
+	unregister_kprobe(kp);
+	wait_for_kprobe_optimizer();
 	return 0;
 }
 

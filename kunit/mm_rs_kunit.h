@@ -134,6 +134,8 @@ struct mm_rs_probe {
  * mm_rs_kunit.c. A probe that sets its own post_handler keeps it.
  */
 int mm_rs_register_kprobe(struct kunit *test, struct kprobe *kp);
+/* Whether that check sees @kp jump-optimized, for the test of the check. */
+int mm_rs_kprobe_optimizes(struct kprobe *kp, bool *optimized);
 struct mm_rs_probe *mm_rs_probe(struct kunit *test, const char *symbol);
 /* The calls since the last read, and starts counting afresh. */
 int mm_rs_probe_hits(struct mm_rs_probe *p);

@@ -179,10 +179,11 @@ echo "lint: boot.sh rerun after QEMU TCG's stale INT3"
 # kprobe the suites placed; it knows them from kunit/*.c, so a kprobe named
 # any other way (a variable, an address) would not be known. Each is
 # registered by mm_rs_register_kprobe(), which keeps it from being
-# jump-optimized (docs/testing.rst): the one register_kprobe() is its own.
+# jump-optimized (docs/testing.rst): the register_kprobe() calls are its own
+# and mm_rs_kprobe_optimizes()'s, the test of its check.
 echo "lint: kunit.sh rerun after QEMU TCG's stale INT3 at a kprobe"
 "$REPO/scripts/kunit-retry-test.sh" || rc=1
-if other=$(grep -nE 'kp\.(symbol_name|addr|offset) *=|mm_rs_probe\(test,|\bregister_kprobes?\(' "$REPO"/kunit/*.c |
+if other=$(grep -nE 'kp(\.|->)(symbol_name|addr|offset) *=|mm_rs_probe\(test,|\bregister_kprobes?\(' "$REPO"/kunit/*.c |
 	   grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*)' |
 	   grep -vE '(mm_rs_probe\(test, |symbol_name = )"[A-Za-z0-9_]+"|kp\.symbol_name = symbol;|mm_rs_kunit\.c:[0-9]+:	ret = register_kprobe\(kp\);$'); then
 	echo "lint: a kprobe in kunit/ that kunit.sh --kprobed cannot name, or not registered by mm_rs_register_kprobe():" >&2
