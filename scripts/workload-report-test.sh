@@ -130,6 +130,20 @@ sed -i 's/(`-icount shift=0,sleep=off`,/(`-icount shift=0`,/' "$t/r.md"
 $W --out "$t/r.md" --hugetlb "j=$t/hj.log" "$t/x.log" || fail "--out over an old hugetlb table failed"
 ! grep -qF '| k | 62 | 96 |' "$t/r.md" && grep -qF '| j | 62 | 96 |' "$t/r.md" ||
 	fail "--out: a hugetlb row measured without sleep=off was kept beside new ones"
+# a row names the boot options that turned the page checks off, and a new
+# run of that kernel takes the place of its kept row
+{ echo "[    0.000000] Kernel command line: console=ttyS0 norandmaps init_on_alloc=0 mmrs.meter=1"
+  cat "$D/hugetlb.log"; } > "$t/ho.log"
+cp "$D/hugetlb.verdict" "$t/ho.verdict"
+$W --out "$t/r.md" --hugetlb "j=$t/ho.log" "$t/x.log" || fail "--out with a hugetlb log of init_on_alloc=0 failed"
+grep -qF '| j (init_on_alloc=0) | 62 | 96 | x1.55 |' "$t/r.md" ||
+	fail "--out: the hugetlb row does not name init_on_alloc=0"
+$W --out "$t/r.md" --hugetlb "i=$t/ho.log" "$t/x.log" || fail "--out beside a row of init_on_alloc=0 failed"
+grep -qF '| j (init_on_alloc=0) | 62 |' "$t/r.md" && grep -qF '| i (init_on_alloc=0) | 62 |' "$t/r.md" ||
+	fail "--out: a kept hugetlb row with boot options was dropped"
+$W --out "$t/r.md" --hugetlb "j=$t/ho.log" "$t/x.log" || fail "--out over a row of init_on_alloc=0 failed"
+[ "$(grep -cF '| j (init_on_alloc=0) |' "$t/r.md")" = 1 ] ||
+	fail "--out: a kept hugetlb row with boot options was not replaced by the new run"
 # make bench's document marks each table of real.md measured on a kernel that could not see
 python3 - "$REPO/scripts" "$t/r.md" <<'PY' || fail "bench.py real_blind() marks the wrong tables"
 import sys

@@ -378,12 +378,14 @@ def hugetlb(pairs, kept=None):
            "interleaved; medians in guest milliseconds). The seed (Mike Kravetz, \"Batch hugetlb",
            "vmemmap modification operations\", bare metal, 500,000 pages) measured, after",
            "batching, allocation 4.7 s / 7.3 s (x1.5) and freeing 4.2 s / 13.2 s (x3.1) with",
-           "`hugetlb_optimize_vmemmap` 0 / 1. On the debug kernels KASAN and DEBUG_VM slow",
-           "both settings, and every run with 1 reports \"BUG: Bad page state\" freeing the",
-           "pages, with mm-rs and without (a splat of the base, `docs/testing.rst`). The",
-           "prod kernels report nothing only because they do not run that check: with",
-           "`init_on_free=1` the MM_RS=n prod kernel reports it too. No arm64 row: 6.12 does not select",
-           "ARCH_WANT_OPTIMIZE_HUGETLB_VMEMMAP on arm64, so it has no `hugetlb_optimize_vmemmap`.", "",
+           "`hugetlb_optimize_vmemmap` 0 / 1. With 1, freeing the pages makes 6.12.117 report",
+           "\"BUG: Bad page state\" (a splat of the base, with mm-rs and without: `docs/testing.rst`)",
+           "on every kernel whose page checks are on: the debug kernels (DEBUG_VM) and the prod",
+           "kernels, whose Debian configuration has `CONFIG_INIT_ON_ALLOC_DEFAULT_ON`. Such a boot",
+           "fails its verdict and gives no row; a row of a boot that turned the checks off names",
+           "its options (`init_on_alloc=0`: no check, and no zeroing of the pages as they are",
+           "allocated). No arm64 row: 6.12 does not select ARCH_WANT_OPTIMIZE_HUGETLB_VMEMMAP on",
+           "arm64, so it has no `hugetlb_optimize_vmemmap`.", "",
            "| kernel | alloc, 0 (ms) | alloc, 1 (ms) | x | free, 0 (ms) | free, 1 (ms) | x |",
            "|---|---:|---:|---:|---:|---:|---:|"]
     labels = {pair.split("=", 1)[0] for pair in pairs}
@@ -392,14 +394,17 @@ def hugetlb(pairs, kept=None):
     if kept and "sleep=off" not in "\n".join(kept):
         kept = None
     for line in kept or []:
-        m = re.match(r"\| (\S+) \| \d", line)
+        m = re.match(r"\| (\S+)[^|]* \| \d", line)
         if m and m.group(1) not in labels:
             out.append(line)
     for pair in pairs:
         label, path = pair.split("=", 1)
         verdict(path)
-        runs = {}
+        runs, opts = {}, []
         for line in open(path, errors="replace"):
+            # the boot options that turn the page checks on or off name the row
+            if "Kernel command line:" in line:
+                opts = re.findall(r"(?<!\S)(init_on_(?:alloc|free)=\S+|page_poison=\S+)", line)
             m = re.match(r"mmrs-data hugetlb (.*)", line.strip())
             if m:
                 kv = dict(x.split("=", 1) for x in m.group(1).split())
@@ -408,6 +413,8 @@ def hugetlb(pairs, kept=None):
             sys.exit(f"workload-report: {path}: no W=hugetlb rounds with both settings")
         a0, a1 = med(runs["0"], "alloc_ms"), med(runs["1"], "alloc_ms")
         f0, f1 = med(runs["0"], "free_ms"), med(runs["1"], "free_ms")
+        if opts:
+            label += f" ({', '.join(opts)})"
         out.append(f"| {label} | {a0:.0f} | {a1:.0f} | x{a1 / a0:.2f} | {f0:.0f} | {f1:.0f} | x{f1 / f0:.2f} |")
     out.append("")
     return out
