@@ -144,6 +144,13 @@ grep -qF '| j (init_on_alloc=0) | 62 |' "$t/r.md" && grep -qF '| i (init_on_allo
 $W --out "$t/r.md" --hugetlb "j=$t/ho.log" "$t/x.log" || fail "--out over a row of init_on_alloc=0 failed"
 [ "$(grep -cF '| j (init_on_alloc=0) |' "$t/r.md")" = 1 ] ||
 	fail "--out: a kept hugetlb row with boot options was not replaced by the new run"
+# a run of only --hugetlb over kept tables that end the file leaves one blank
+# line between them
+$W --out "$t/rh.md" "$t/x.log" || fail "--out without --hugetlb failed"
+$W --out "$t/rh.md" --hugetlb "j=$t/ho.log" || fail "--out with only --hugetlb failed"
+grep -qF '| j (init_on_alloc=0) | 62 |' "$t/rh.md" || fail "--out with only --hugetlb: no row"
+awk 'NR > 1 && prev == "" && $0 == "" { bad = 1 } { prev = $0 } END { exit bad }' "$t/rh.md" ||
+	fail "--out with only --hugetlb: two blank lines in a row"
 # make bench's document marks each table of real.md measured on a kernel that could not see
 python3 - "$REPO/scripts" "$t/r.md" <<'PY' || fail "bench.py real_blind() marks the wrong tables"
 import sys

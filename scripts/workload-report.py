@@ -488,6 +488,11 @@ def main():
                     f.write("\n")
         else:
             lines += kept[arch]
+    # one blank line before seed 001's table, whatever the kept tables ended with
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if lines and (huge or kept_huge):
+        lines.append("")
     if huge:
         lines += hugetlb(huge, kept_huge)
     elif kept_huge:
