@@ -144,6 +144,12 @@ grep -qF '| j (init_on_alloc=0) | 62 |' "$t/r.md" && grep -qF '| i (init_on_allo
 $W --out "$t/r.md" --hugetlb "j=$t/ho.log" "$t/x.log" || fail "--out over a row of init_on_alloc=0 failed"
 [ "$(grep -cF '| j (init_on_alloc=0) |' "$t/r.md")" = 1 ] ||
 	fail "--out: a kept hugetlb row with boot options was not replaced by the new run"
+# every page-check option of the command line names the row, in its order
+{ echo "[    0.000000] Kernel command line: init_on_free=0 norandmaps page_poison=0 xinit_on_alloc=1"
+  cat "$D/hugetlb.log"; } > "$t/hp.log"
+cp "$D/hugetlb.verdict" "$t/hp.verdict"
+$W --hugetlb "p=$t/hp.log" | grep -qF '| p (init_on_free=0, page_poison=0) | 62 |' ||
+	fail "the hugetlb row does not name init_on_free=0 and page_poison=0 (and only them)"
 # a run of only --hugetlb over kept tables that end the file leaves one blank
 # line between them
 $W --out "$t/rh.md" "$t/x.log" || fail "--out without --hugetlb failed"
