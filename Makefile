@@ -92,7 +92,10 @@ help:
 	@echo '                         scripts/mutations.txt (or those named) in turn, expect a KUnit failure'
 	@echo '                         (slow: a kernel rebuild each); after a passing unmutated baseline;'
 	@echo '                         records docs/mutations/mutate-A[-F].json and docs/mutations.md (A may be all);'
-	@echo '                         STALE=1: only those without a current verdict (stale, reconstructed, none)'
+	@echo '                         STALE=1: only those without a current verdict (stale, reconstructed, none);'
+	@echo '                         RESUME=1: the whole list in sittings, each verdict kept at once in'
+	@echo '                         docs/mutations/progress-A[-F].json, going on only where no file outside'
+	@echo '                         docs/ differs from the first sitting'"'"'s commit'
 	@echo '  make clean             remove the build output, keep the extracted tree'
 	@echo '  make distclean         remove build/ entirely'
 
@@ -184,7 +187,7 @@ fmt: prepare
 mutate_flavor = $(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR))
 mutate: prepare
 	@rc=0; for a in $(arches); do \
-		scripts/mutate.sh $$a $(if $(mutate_flavor),--flavour $(mutate_flavor)) $(if $(STALE),--stale) $(MUTATIONS) || rc=1; \
+		scripts/mutate.sh $$a $(if $(mutate_flavor),--flavour $(mutate_flavor)) $(if $(STALE),--stale) $(if $(RESUME),--resume) $(MUTATIONS) || rc=1; \
 	done; exit $$rc
 
 series: prepare

@@ -14,7 +14,9 @@
 # middle of a run; the JSON records, the sample (deterministic, arch-aware,
 # --baseline-from), summary.sh's line and docs/mutations.md; a verdict
 # measured before its file's last change shown stale, and --stale measuring
-# again exactly those without a current verdict. Used by make lint.
+# again exactly those without a current verdict; a full run in sittings
+# (--resume) cut short and gone on with, refused where its inputs changed.
+# Used by make lint.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,6 +62,10 @@ echo "kunit $*" >> "$FAKE_DIR/calls"
 FAKE_BY=kunit "$MMRS_PREPARE_SH"
 src=$(cat "$FAKE_REPO"/mm-rs/*/*.rs "$FAKE_REPO"/mm-rs/*.c "$FAKE_DIR"/tree/*)
 case "$src" in *SLEEP*) echo $$ > "$FAKE_DIR/sleeping"; exec sleep 60 ;; esac
+if [ -f "$FAKE_DIR/sleep-on-survive" ] && [[ $src == *SURVIVE* ]]; then
+	echo $$ > "$FAKE_DIR/sleeping"
+	exec sleep 60
+fi
 pass='{"name": "KUnit Test Group", "sub_groups": [{"name": "mm_rs_anon_order", "sub_groups": [], "test_cases": [{"name": "allowable_orders_knobs", "status": "PASS"}, {"name": "random_cases", "status": "PASS"}]}], "test_cases": []}'
 if [[ $src == *BROKEN* ]]; then
 	echo "error[E0425]: cannot find function BROKEN"
@@ -296,6 +302,84 @@ mutate arm64 --stale
 mutate x86_64 --stale --sample 1
 [ "$mrc" = 2 ] || fail "--stale --sample: exit $mrc, want 2"
 ! grep -q 'KILL\|SURVIVE\|SPLAT' "$R/mm-rs/anon/order.rs" || fail "order.rs left mutated by --stale"
+
+# A full run in sittings (--resume): a sitting cut short keeps the verdicts
+# it measured (not the one in flight), the next measures the rest at a
+# commit that changed only docs/, and the record names the first sitting's
+# commit for each; it does not go on, nor begin, where a file outside docs/
+# differs.
+printf 'build/\n' > "$R/.gitignore"
+gitc add -A && gitc commit -qm 'ignore build/'
+(cd "$R" && find mm-rs patches scripts/mutations.txt -type f -exec md5sum {} + | sort) > "$tmp/pristine"
+first=$(git -C "$R" rev-parse HEAD)
+prog="$R/docs/mutations/progress-x86_64.json"
+cp "$R/docs/mutations/mutate-x86_64.json" "$tmp/full-before.json"
+# interrupted NAME: a --resume sitting stopped by SIGTERM while NAME's KUnit run sleeps
+interrupted() {
+	rm -f "$tmp/sleeping"
+	touch "$tmp/sleep-on-survive"
+	"$R/scripts/mutate.sh" x86_64 --resume > "$tmp/res.out" 2> "$tmp/res.err" &
+	local p=$! i
+	for i in $(seq 300); do [ -f "$tmp/sleeping" ] && break; sleep 0.1; done
+	kill -TERM "$p"
+	wait "$p"
+	mrc=$?
+	rm -f "$tmp/sleep-on-survive"
+}
+interrupted
+[ "$mrc" = 130 ] && [ -f "$prog" ] && [ "$(verdicts "$prog")" = "kill-me=killed" ] &&
+	grep -q 'stay in docs/mutations/progress-x86_64.json' "$tmp/res.err" &&
+	cmp -s "$tmp/full-before.json" "$R/docs/mutations/mutate-x86_64.json" ||
+	fail "a sitting cut short: exit $mrc, progress: $(verdicts "$prog" 2>&1), $(cat "$tmp/res.err")"
+pristine "a sitting cut short"
+python3 "$R/scripts/mutations-report.py" >/dev/null
+grep -q "^- x86_64: a full run in sittings, begun at ${first:0:12} on .*: 1 of 5 mutations measured in 1 sitting (" "$md" ||
+	fail "docs/mutations.md does not show the run under way: $(grep -n 'sittings' "$md")"
+# the next sitting, after a commit of docs/ only: the rest, with a baseline
+echo 'notes' > "$R/docs/notes.md"
+gitc add -A docs && gitc commit -qm 'docs only'
+mutate x86_64 --resume
+[ "$(grep -c '^kunit' <<< "$calls")" = 5 ] && [ "$mrc" = 1 ] && [ ! -f "$prog" ] &&
+	grep -q "resuming the run begun at ${first:0:12}: 1 verdicts" <<< "$out" ||
+	fail "the second sitting: exit $mrc, $(grep -c '^kunit' <<< "$calls") KUnit runs (want 5: the baseline and 4), $out"
+[ "$(verdicts "$R/docs/mutations/mutate-x86_64.json")" = "$want" ] || fail "after two sittings: $(verdicts "$R/docs/mutations/mutate-x86_64.json")"
+python3 - "$R/docs/mutations/mutate-x86_64.json" "$first" "$(git -C "$R" rev-parse HEAD)" <<'EOP' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+first, second = sys.argv[2:4]
+assert d["kind"] == "full" and d["commit"] == first, (d["kind"], d["commit"])
+assert all(m["commit"] == first for m in d["mutations"]), [m["commit"] for m in d["mutations"]]
+assert [m.get("head") for m in d["mutations"]] == [None] + [second] * 6, [m.get("head") for m in d["mutations"]]
+assert [s["commit"] for s in d["sittings"]] == [first, second], d["sittings"]
+assert [s["verdicts"] for s in d["sittings"]] == [1, 6], d["sittings"]
+assert "sitting 1" in d["baseline"] and "2 passed" in d["baseline"].split(";")[1], d["baseline"]
+EOP
+	fail "the record of two sittings"
+python3 "$R/scripts/mutations-report.py" >/dev/null
+grep -q "^- x86_64: full run of .* at ${first:0:12}, .*, in 2 sittings at ${first:0:12}, [0-9a-f]\{12\} (every file outside docs/ as at ${first:0:12})" "$md" &&
+	! grep -q 'a full run in sittings, begun' "$md" ||
+	fail "docs/mutations.md after two sittings: $(grep -n 'x86_64' "$md" | head -n 3)"
+pristine "two sittings"
+# not begun over a change outside docs/, committed or not
+echo '// uncommitted' >> "$R/mm-rs/sysfs.c"
+mutate x86_64 --resume
+[ "$mrc" = 1 ] && [ -z "$calls" ] && [ ! -f "$prog" ] && grep -q 'mm-rs/sysfs.c' "$tmp/err" ||
+	fail "--resume over an uncommitted change: exit $mrc, calls: $calls, $(cat "$tmp/err")"
+gitc checkout -q -- mm-rs/sysfs.c
+# not resumed once a file outside docs/ changed since the first sitting
+interrupted
+[ "$mrc" = 130 ] && [ -f "$prog" ] || fail "a sitting cut short again: exit $mrc"
+echo '// edited' >> "$R/mm-rs/anon/order.rs"
+gitc commit -qam 'edit order.rs again'
+(cd "$R" && find mm-rs patches scripts/mutations.txt -type f -exec md5sum {} + | sort) > "$tmp/pristine"
+cp "$prog" "$tmp/prog-before.json"
+mutate x86_64 --resume
+[ "$mrc" = 1 ] && [ -z "$calls" ] && cmp -s "$prog" "$tmp/prog-before.json" &&
+	grep -q 'not resuming docs/mutations/progress-x86_64.json: since its first sitting .* mm-rs/anon/order.rs changed' "$tmp/err" ||
+	fail "--resume after order.rs changed: exit $mrc, calls: $calls, $(cat "$tmp/err")"
+mutate x86_64 --resume kill-me
+[ "$mrc" = 2 ] || fail "--resume with a name: exit $mrc, want 2"
+pristine "the refusals"
 
 [ $rc = 0 ] && echo "mutate-test: ok"
 exit $rc

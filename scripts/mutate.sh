@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mutate.sh ARCH [--flavour F] [--sample N] [--stale] [--baseline-from FILE] [NAME...]
+# mutate.sh ARCH [--flavour F] [--sample N] [--stale] [--resume] [--baseline-from FILE] [NAME...]
 #
 # Mutation testing: breaks one rule at a time (scripts/mutations.txt, read by
 # scripts/mutations.py), runs the KUnit suites (scripts/kunit.sh ARCH [F]) on
@@ -24,6 +24,16 @@
 #   reconstructed from an old report, or one measured before its file last
 #   changed (scripts/mutations.py freshness): a full re-measure too long for
 #   one sitting is done a part at a time. Nothing left to measure passes.
+# - --resume (make mutate RESUME=1): the full run, in sittings. Each verdict
+#   goes into docs/mutations/progress-ARCH[-F].json as soon as it is
+#   measured; an interrupted sitting (Ctrl-C, SIGTERM, the end of a session)
+#   keeps them, and the next --resume measures the rest, with a baseline of
+#   its own. It goes on only at a commit whose every file outside docs/ is
+#   as at the first sitting's, with nothing outside docs/ changed in the
+#   tree: the verdicts are about that commit's code, tests and list, and the
+#   record names it for each. When none is left the progress file becomes
+#   the full run's record (commit the progress file between sittings on a
+#   machine that may not last).
 # - Records: build/results/mutate-ARCH[-F].json (a sample:
 #   mutate-sample-ARCH[-F].json): each mutation's file, verdict (killed,
 #   survived, broken-build, error, stale, skipped, equivalent), the tests that
@@ -44,14 +54,14 @@ set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/env.sh"
-usage="usage: mutate.sh x86_64|arm64 [--flavour F] [--sample N] [--stale] [--baseline-from FILE] [NAME...]"
+usage="usage: mutate.sh x86_64|arm64 [--flavour F] [--sample N] [--stale] [--resume] [--baseline-from FILE] [NAME...]"
 arch=${1:?$usage}
 shift
 case "$arch" in
 x86_64|arm64) ;;
 *) echo "mutate: ARCH must be x86_64 or arm64, not '$arch'" >&2; exit 2 ;;
 esac
-flavour= sample=${MMRS_MUTATE_SAMPLE:-} base_from= names=() stale=
+flavour= sample=${MMRS_MUTATE_SAMPLE:-} base_from= names=() stale= resume=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--flavour|--flavor) flavour=${2:?$usage}; shift 2 ;;
@@ -59,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--sample) sample=${2:?$usage}; shift 2 ;;
 	--sample=*) sample=${1#*=}; shift ;;
 	--stale) stale=1; shift ;;
+	--resume) resume=1; shift ;;
 	--baseline-from) base_from=${2:?$usage}; shift 2 ;;
 	--baseline-from=*) base_from=${1#*=}; shift ;;
 	-*) echo "$usage" >&2; exit 2 ;;
@@ -78,7 +89,14 @@ R="$REPO/build/results"
 # `make clean`, adds to the verdicts of earlier runs instead of replacing
 # them. The sample of `make test` is a check, not a record: build/results/.
 D="$REPO/docs/mutations"
-if [ -n "$sample" ]; then
+progress=
+if [ -n "$resume" ]; then
+	if [ -n "$sample$stale" ] || [ ${#names[@]} -gt 0 ]; then
+		echo "mutate: --resume measures the whole list: no NAMEs, --sample or --stale" >&2
+		exit 2
+	fi
+	kind=full out="$D/mutate-$label.json" progress="$D/progress-$label.json"
+elif [ -n "$sample" ]; then
 	kind=sample out="$R/mutate-sample-$label.json"
 elif [ ${#names[@]} -gt 0 ] || [ -n "$stale" ]; then
 	kind=subset out="$D/mutate-$label.json"
@@ -93,7 +111,12 @@ if [ -n "$sample" ]; then
 	[ -n "$seed" ] || { echo "mutate: --sample needs a commit (or MMRS_MUTATE_SEED)" >&2; exit 2; }
 fi
 [ -z "$stale" ] || [ -z "$sample" ] || { echo "mutate: --stale and --sample do not go together" >&2; exit 2; }
-planned=$($M plan "$arch" ${sample:+--sample "$sample" --seed "$seed"} ${stale:+--stale "$out"} "${names[@]}") || exit 2
+if [ -n "$resume" ]; then
+	sitting=$($M progress check "$progress") || exit 1
+	[ "$sitting" = new ] || echo "mutate: $label: resuming the run begun at ${sitting:7:12}: ${sitting##* } verdicts in ${progress#$REPO/}"
+fi
+planned=$($M plan "$arch" ${sample:+--sample "$sample" --seed "$seed"} ${stale:+--stale "$out"} \
+	${progress:+--done "$progress"} "${names[@]}") || exit 2
 if [ -n "$stale" ] && ! grep -q '^run' <<< "$planned"; then
 	echo "mutate: $label: every verdict in ${out#$REPO/} is current; nothing to measure"
 	exit 0
@@ -128,7 +151,13 @@ restore() {
 	cur=
 }
 trap restore EXIT
-trap 'echo "mutate: interrupted; restoring ${cur:-nothing}" >&2; exit 130' INT TERM HUP
+interrupted() {
+	echo "mutate: interrupted; restoring ${cur:-nothing}" >&2
+	[ -z "$progress" ] || [ ! -f "$progress" ] ||
+		echo "mutate: the verdicts measured so far stay in ${progress#$REPO/}; --resume (RESUME=1) goes on" >&2
+	exit 130
+}
+trap interrupted INT TERM HUP
 
 # kunit OUT LOG: the KUnit run, in a session of its own so that an interrupt
 # can stop all of it (kunit.py, make, QEMU) before the file is restored.
@@ -177,7 +206,9 @@ rm -rf "$W"
 mkdir -p "$W/orig" "$R" "$D"
 records="$W/records.jsonl"
 : > "$records"
-if [ -n "$base_from" ]; then
+if [ -n "$resume" ] && ! grep -q '^run' <<< "$planned"; then
+	base="none: nothing left to run"
+elif [ -n "$base_from" ]; then
 	echo "mutate: $label baseline: ${base_from#$REPO/}, $passed"
 else
 	echo "mutate: $label baseline: the unmutated KUnit run (log: ${W#$REPO/}/baseline.log)"
@@ -190,12 +221,19 @@ else
 	base="$passed in $(( $(date +%s) - t0 ))s"
 	echo "mutate: $label baseline: $base"
 fi
+# result ARGS...: one mutation's record (mutations.py result), and into the
+# progress file at once on a run in sittings.
+result() {
+	$M result "$records" "$@" || return
+	[ -z "$progress" ] || $M progress add "$progress" "$records"
+}
+[ -z "$progress" ] || $M progress sitting "$progress" "$arch" "$flavour" "$base" || exit 1
 
 while IFS=$'\t' read -r action name file why; do
 	[ -n "$name" ] || continue
 	case "$action" in
-	skip) $M result "$records" "$name" "$file" 0 --verdict skipped --why "$why"; continue ;;
-	equivalent) $M result "$records" "$name" "$file" 0 --verdict equivalent --why "$why"; continue ;;
+	skip) result "$name" "$file" 0 --verdict skipped --why "$why"; continue ;;
+	equivalent) result "$name" "$file" 0 --verdict equivalent --why "$why"; continue ;;
 	esac
 	t0=$(date +%s)
 	log="$W/$name.log"
@@ -204,18 +242,23 @@ while IFS=$'\t' read -r action name file why; do
 	cur=$file
 	if ! $M apply "$name" 2>"$log"; then
 		cur=
-		$M result "$records" "$name" "$file" 0 --verdict stale --why "$(cat "$log")"
+		result "$name" "$file" 0 --verdict stale --why "$(cat "$log")"
 		continue
 	fi
 	kunit "$W/$name.json" "$log"
 	krc=$?
 	restore
-	$M result "$records" "$name" "$file" $(( $(date +%s) - t0 )) --run "$W/$name.json" "$log" "$krc"
+	result "$name" "$file" $(( $(date +%s) - t0 )) --run "$W/$name.json" "$log" "$krc"
 done <<< "$planned"
 
 merge=
 [ "$kind" = subset ] && merge=--merge
-summary=$($M record "$out" "$arch" "$flavour" "$kind" "$records" --baseline "$base" $merge) || exit 1
+if [ -n "$progress" ]; then
+	summary=$($M progress finish "$progress" "$out") || exit 1
+	records=$out
+else
+	summary=$($M record "$out" "$arch" "$flavour" "$kind" "$records" --baseline "$base" $merge) || exit 1
+fi
 echo "mutate: $label ($kind, $(( $(date +%s) - start ))s): $summary; record: ${out#$REPO/}"
 if [ "$kind" != sample ]; then
 	python3 "$REPO/scripts/mutations-report.py" || echo "mutate: docs/mutations.md not written" >&2

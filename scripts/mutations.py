@@ -21,10 +21,11 @@ apply) but is not run, and the report lists it with the argument.
 
 Subcommands (for mutate.sh):
   check                          what mutations-check.py prints
-  plan ARCH [--sample N --seed HEX] [--stale JSON] [NAME...]
+  plan ARCH [--sample N --seed HEX] [--stale JSON] [--done PROGRESS] [NAME...]
                                  one line a mutation: ACTION<TAB>NAME<TAB>FILE<TAB>WHY,
                                  ACTION run, skip or equivalent; --stale JSON: only
-                                 those without a current measured verdict in JSON
+                                 those without a current measured verdict in JSON;
+                                 --done PROGRESS: not those a sitting measured
   freshness REPO COMMIT FILE     STATE<TAB>LAST: is a verdict measured at COMMIT
                                  still about FILE's text (current, stale, unknown)
   apply NAME                     write the mutation into its file
@@ -34,6 +35,14 @@ Subcommands (for mutate.sh):
                                  append a mutation's record, print its line
   record OUT ARCH FLAVOUR KIND RECORDS [--baseline TEXT] [--merge]
                                  the run's JSON (RECORDS: one JSON object a line)
+  progress check PROGRESS        may a full run in sittings (mutate.sh --resume) go
+                                 on here: prints "new" or "resume COMMIT DONE"; fails
+                                 when a file outside docs/ differs from COMMIT's
+  progress sitting PROGRESS ARCH FLAVOUR BASELINE
+                                 a sitting begins (the file made on the first)
+  progress add PROGRESS RECORDS  this sitting's verdicts so far, into PROGRESS
+  progress finish PROGRESS OUT   every mutation measured: OUT, the full run's JSON
+                                 at the first sitting's commit; PROGRESS removed
   report [--out FILE] [JSON...]  docs/mutations.md from the runs' JSON
 """
 import datetime
@@ -199,7 +208,7 @@ def by_name(muts, name):
 
 
 def plan(args):
-    arch, sample, seed, names, stale_from = None, None, None, [], None
+    arch, sample, seed, names, stale_from, done_from = None, None, None, [], None, None
     it = iter(args)
     for a in it:
         if a == "--sample":
@@ -208,6 +217,8 @@ def plan(args):
             seed = next(it)
         elif a == "--stale":
             stale_from = next(it)
+        elif a == "--done":
+            done_from = next(it)
         elif arch is None:
             arch = a
         else:
@@ -233,6 +244,10 @@ def plan(args):
                 recs = {r["name"]: r for r in json.load(f).get("mutations", [])}
         muts = [m for m in muts if m.equivalent or not m.applies_to(arch)
                 or standing(recs.get(m.name), m.file)[0] != "current"]
+    if done_from is not None and os.path.exists(done_from):
+        with open(done_from) as f:
+            done = {r["name"] for r in json.load(f).get("mutations", [])}
+        muts = [m for m in muts if m.name not in done]
     rows = []
     if sample is not None:
         # A rotating sample: N of the mutations that can run here, spread
@@ -477,6 +492,131 @@ def record(args):
     return 0
 
 
+# A full run in sittings (mutate.sh --resume): its verdicts so far live in
+# docs/mutations/progress-ARCH[-F].json, committed between sittings, so that a
+# run longer than a sitting, or than a machine's life, still measures every
+# mutation against one commit's inputs. Those inputs are every file outside
+# docs/: a sitting goes on only at a commit whose files outside docs/ are the
+# first sitting's, with none changed in the working tree; the finished record
+# names the first sitting's commit for every verdict.
+def _load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def _write(path, doc):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _inputs_changed(since):
+    """The files outside docs/ that differ between commit SINCE and the
+    working tree (committed or not, untracked included), or None when SINCE
+    is not a commit of this clone."""
+    def run(*args):
+        return subprocess.run(["git", "-C", REPO, *args], capture_output=True, text=True)
+
+    if run("rev-parse", "--verify", "--quiet", f"{since}^{{commit}}").returncode:
+        return None
+    spec = ["--", ".", ":(exclude)docs"]
+    changed = set(run("diff", "--name-only", since, *spec).stdout.split())
+    changed |= set(run("ls-files", "--others", "--exclude-standard", *spec).stdout.split())
+    return sorted(changed)
+
+
+def progress(args):
+    if len(args) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    sub, path = args[0], args[1]
+    if sub == "check":
+        head = git("rev-parse", "HEAD")
+        if not os.path.exists(path):
+            changed = _inputs_changed(head) if head else None
+            if changed is None or changed:
+                print(f"mutations: a run in sittings starts at a commit, with no file outside docs/ "
+                      f"changed: {', '.join(changed or ['no commit'])}", file=sys.stderr)
+                return 1
+            print("new")
+            return 0
+        d = _load(path)
+        start = d.get("commit", "")
+        changed = _inputs_changed(start)
+        if changed is None:
+            print(f"mutations: {os.path.relpath(path, REPO)} began at {start[:12]}, which is not a "
+                  "commit of this clone: remove it to start again", file=sys.stderr)
+            return 1
+        if changed:
+            more = f" (+{len(changed) - 5})" if len(changed) > 5 else ""
+            print(f"mutations: not resuming {os.path.relpath(path, REPO)}: since its first sitting "
+                  f"({start[:12]}) {', '.join(changed[:5])}{more} changed; its verdicts would not "
+                  "be about one commit. Measure at that commit, or remove the file to start again",
+                  file=sys.stderr)
+            return 1
+        print(f"resume {start} {len(d.get('mutations', []))}")
+        return 0
+    if sub == "sitting" and len(args) == 5:
+        arch, flavour, base = args[2:5]
+        head = git("rev-parse", "HEAD")
+        d = _load(path) if os.path.exists(path) else {
+            "arch": arch, "flavour": flavour, "kind": "full", "commit": head,
+            "inputs": "every file outside docs/", "sittings": [], "mutations": []}
+        d["sittings"].append({"commit": head, "date": _now(), "baseline": base, "verdicts": 0})
+        _write(path, d)
+        return 0
+    if sub == "add" and len(args) == 3:
+        d = _load(path)
+        head = git("rev-parse", "HEAD")
+        with open(args[2]) as f:
+            new = [json.loads(line) for line in f if line.strip()]
+        rows = {r["name"]: r for r in d["mutations"]}
+        for r in new:
+            if r["name"] in rows:
+                continue
+            r["decision"] = decision(r["file"])
+            r["commit"] = d["commit"]
+            if head != d["commit"]:
+                r["head"] = head
+            r["date"] = _now()
+            rows[r["name"]] = r
+        d["mutations"] = list(rows.values())
+        d["sittings"][-1]["verdicts"] = len(new)
+        _write(path, d)
+        return 0
+    if sub == "finish" and len(args) == 3:
+        d = _load(path)
+        muts, _ = parse()
+        order = {m.name: i for i, m in enumerate(muts)}
+        rows = sorted((r for r in d["mutations"] if r["name"] in order),
+                      key=lambda r: order[r["name"]])
+        missing = [m.name for m in muts if m.name not in {r["name"] for r in rows}]
+        if missing:
+            print(f"mutations: {os.path.relpath(path, REPO)} lacks {', '.join(missing)}",
+                  file=sys.stderr)
+            return 1
+        sit = d["sittings"]
+        base = "; ".join(f"{s['baseline']} (sitting {i + 1}, {s['commit'][:12]})"
+                         for i, s in enumerate(sit))
+        counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICTS}
+        _write(args[2], {"arch": d["arch"], "flavour": d["flavour"], "kind": "full",
+                         "date": sit[-1]["date"], "commit": d["commit"], "dirty": False,
+                         "baseline": base, "inputs": d["inputs"], "sittings": sit,
+                         "counts": counts, "mutations": rows})
+        os.remove(path)
+        print(", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v] or v in ("killed", "survived"))
+              + f", in {len(sit)} sitting{'s' if len(sit) != 1 else ''}")
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
 def rate(rows):
     """Killed of the (record, file) ROWS run and measured at their file's
     present text; the others are named, not counted."""
@@ -542,7 +682,10 @@ def report(args):
          "its file's last change is **stale**; one *reconstructed* from an old report, when",
          "the run's own record was lost, is not a measurement. Neither counts in the kill",
          "rate. `make mutate ARCH=all STALE=1` measures again every mutation without a",
-         "current verdict; `make mutate ARCH=all` measures them all at one commit.", ""]
+         "current verdict; `make mutate ARCH=all` measures them all at one commit, and",
+         "`make mutate ARCH=A RESUME=1` does so in sittings, each going on only where every",
+         "file outside docs/ is as at the first sitting's commit (that commit is then every",
+         "verdict's).", ""]
     if not runs:
         L += ["No run recorded yet: `make mutate ARCH=all`.", ""]
     for label, d, res in runs:
@@ -550,6 +693,10 @@ def report(args):
         L.append(f"- {label}: {d.get('kind', '?')} run of {d.get('date', '?')} at "
                  f"{(d.get('commit') or 'unknown')[:12]}{' (uncommitted changes)' if d.get('dirty') else ''}"
                  f", baseline {d.get('baseline') or '?'}"
+                 + (f", in {len(d['sittings'])} sittings at "
+                    + ", ".join(dict.fromkeys(x["commit"][:12] for x in d["sittings"]))
+                    + f" ({d.get('inputs', 'every file outside docs/')} as at {d['commit'][:12]})"
+                    if len(d.get("sittings", [])) > 1 else "")
                  + (f", some mutations run again on {', '.join(d['updated'])}" if d.get("updated") else "")
                  + ": "
                  + ", ".join(f"{c.get(v, 0)} {v}" for v in VERDICTS if c.get(v)))
@@ -569,7 +716,20 @@ def report(args):
                  f"{st.get('stale', 0)} stale, {st.get('reconstructed', 0)} reconstructed"
                  + (f", {st['unknown']} at commits not in this clone" if st.get("unknown") else "")
                  + (f", {st['missing']} not run" if st.get("missing") else ""))
-    if runs:
+    under_way = sorted(glob.glob(os.path.join(REPO, "docs", "mutations", "progress-*.json")))
+    for p in under_way:
+        d = _load(p)
+        label = d["arch"] + (f"-{d['flavour']}" if d.get("flavour") else "")
+        todo = [m for m in muts if not m.equivalent and m.applies_to(d["arch"])]
+        done = {r["name"] for r in d.get("mutations", [])}
+        sit = d.get("sittings", [])
+        L.append(f"- {label}: a full run in sittings, begun at {d.get('commit', '?')[:12]}"
+                 f" on {sit[0]['date'] if sit else '?'}: {sum(1 for m in todo if m.name in done)}"
+                 f" of {len(todo)} mutations measured in {len(sit)} sitting"
+                 f"{'s' if len(sit) != 1 else ''} (`{os.path.relpath(p, REPO)}`); its verdicts "
+                 "replace the run above when it is done (`make mutate ARCH="
+                 f"{d['arch']}{' FLAVOR=' + d['flavour'] if d.get('flavour') else ''} RESUME=1`)")
+    if runs or under_way:
         L.append("")
     L += ["## Kill rate", "", "| decision | " + " | ".join(labels or ["-"]) + " |",
           "|---|" + "---|" * max(1, len(labels))]
@@ -633,6 +793,8 @@ def main(argv):
         return record(args)
     if cmd == "report":
         return report(args)
+    if cmd == "progress":
+        return progress(args)
     if cmd == "freshness" and len(args) == 3:
         state, last = freshness(*args)
         print(f"{state}\t{last}")
