@@ -62,6 +62,8 @@ echo "kunit $*" >> "$FAKE_DIR/calls"
 FAKE_BY=kunit "$MMRS_PREPARE_SH"
 src=$(cat "$FAKE_REPO"/mm-rs/*/*.rs "$FAKE_REPO"/mm-rs/*.c "$FAKE_DIR"/tree/*)
 case "$src" in *SLEEP*) echo $$ > "$FAKE_DIR/sleeping"; exec sleep 60 ;; esac
+# a change to the repository while a sitting runs
+[ ! -f "$FAKE_DIR/edit-during" ] || echo '// edited during a sitting' >> "$FAKE_REPO/mm-rs/sysfs.c"
 if [ -f "$FAKE_DIR/sleep-on-survive" ] && [[ $src == *SURVIVE* ]]; then
 	echo $$ > "$FAKE_DIR/sleeping"
 	exec sleep 60
@@ -307,7 +309,9 @@ mutate x86_64 --stale --sample 1
 # it measured (not the one in flight), the next measures the rest at a
 # commit that changed only docs/, and the record names the first sitting's
 # commit for each; it does not go on, nor begin, where a file outside docs/
-# differs.
+# differs (committed, uncommitted, untracked, or changed while it ran),
+# where the first commit is not HEAD's ancestor, nor with other tools.
+export MMRS_MUTATE_ENV='{"tools": "one"}'
 printf 'build/\n' > "$R/.gitignore"
 gitc add -A && gitc commit -qm 'ignore build/'
 (cd "$R" && find mm-rs patches scripts/mutations.txt -type f -exec md5sum {} + | sort) > "$tmp/pristine"
@@ -353,6 +357,7 @@ assert [m.get("head") for m in d["mutations"]] == [None] + [second] * 6, [m.get(
 assert [s["commit"] for s in d["sittings"]] == [first, second], d["sittings"]
 assert [s["verdicts"] for s in d["sittings"]] == [1, 6], d["sittings"]
 assert "sitting 1" in d["baseline"] and "2 passed" in d["baseline"].split(";")[1], d["baseline"]
+assert all(s["env"] == {"tools": "one"} for s in d["sittings"]), d["sittings"]
 EOP
 	fail "the record of two sittings"
 python3 "$R/scripts/mutations-report.py" >/dev/null
@@ -360,15 +365,56 @@ grep -q "^- x86_64: full run of .* at ${first:0:12}, .*, in 2 sittings at ${firs
 	! grep -q 'a full run in sittings, begun' "$md" ||
 	fail "docs/mutations.md after two sittings: $(grep -n 'x86_64' "$md" | head -n 3)"
 pristine "two sittings"
-# not begun over a change outside docs/, committed or not
+# every verdict kept but the record not written (a sitting cut short as it
+# ended): the next writes it, with no KUnit run and no sitting of its own
+python3 - "$R/docs/mutations/mutate-x86_64.json" "$prog" <<'EOP'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump({k: d[k] for k in ("arch", "flavour", "kind", "commit", "inputs", "sittings", "mutations")},
+          open(sys.argv[2], "w"))
+EOP
+mutate x86_64 --resume
+[ "$mrc" = 1 ] && [ -z "$(grep '^kunit' <<< "$calls")" ] && [ ! -f "$prog" ] &&
+	[ "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["sittings"]))' \
+		"$R/docs/mutations/mutate-x86_64.json")" = 2 ] ||
+	fail "--resume with nothing left to run: exit $mrc, calls: $calls, $(cat "$tmp/err")"
+# not begun over a change outside docs/: uncommitted, or a new file (named
+# whole, spaces and all)
 echo '// uncommitted' >> "$R/mm-rs/sysfs.c"
 mutate x86_64 --resume
 [ "$mrc" = 1 ] && [ -z "$calls" ] && [ ! -f "$prog" ] && grep -q 'mm-rs/sysfs.c' "$tmp/err" ||
 	fail "--resume over an uncommitted change: exit $mrc, calls: $calls, $(cat "$tmp/err")"
 gitc checkout -q -- mm-rs/sysfs.c
-# not resumed once a file outside docs/ changed since the first sitting
+echo 'fn new() {}' > "$R/mm-rs/a b.rs"
+mutate x86_64 --resume
+[ "$mrc" = 1 ] && [ -z "$calls" ] && [ ! -f "$prog" ] && grep -q 'changed: mm-rs/a b.rs$' "$tmp/err" ||
+	fail "--resume over an untracked file: exit $mrc, calls: $calls, $(cat "$tmp/err")"
+rm "$R/mm-rs/a b.rs"
+# a change while the sitting runs: the verdict measured over it not kept
+touch "$tmp/edit-during"
+mutate x86_64 --resume
+rm "$tmp/edit-during"
+[ "$mrc" = 1 ] && [ "$(verdicts "$prog")" = "" ] &&
+	grep -q 'not keeping the last verdict in docs/mutations/progress-x86_64.json: since its first sitting .* mm-rs/sysfs.c changed' "$tmp/err" ||
+	fail "a change during a sitting: exit $mrc, kept: $(verdicts "$prog"), $(cat "$tmp/err")"
+gitc checkout -q -- mm-rs/sysfs.c
+rm -f "$prog"
+pristine "a change during a sitting"
+# not resumed with other tools, nor where the first commit left the branch
 interrupted
 [ "$mrc" = 130 ] && [ -f "$prog" ] || fail "a sitting cut short again: exit $mrc"
+cp "$prog" "$tmp/prog-before.json"
+MMRS_MUTATE_ENV='{"tools": "two"}' mutate x86_64 --resume
+[ "$mrc" = 1 ] && [ -z "$calls" ] && cmp -s "$prog" "$tmp/prog-before.json" &&
+	grep -q "ran with other tools: tools: 'one' then, 'two' now" "$tmp/err" ||
+	fail "--resume with other tools: exit $mrc, calls: $calls, $(cat "$tmp/err")"
+again=$(git -C "$R" rev-parse HEAD)
+gitc commit -q --amend -m 'the same tree, rewritten'
+mutate x86_64 --resume
+[ "$mrc" = 1 ] && [ -z "$calls" ] && grep -q "commit ${again:0:12} is not HEAD or an ancestor of it" "$tmp/err" ||
+	fail "--resume after the first commit was rewritten: exit $mrc, calls: $calls, $(cat "$tmp/err")"
+gitc reset -q --hard "$again"
+# not resumed once a file outside docs/ changed since the first sitting
 echo '// edited' >> "$R/mm-rs/anon/order.rs"
 gitc commit -qam 'edit order.rs again'
 (cd "$R" && find mm-rs patches scripts/mutations.txt -type f -exec md5sum {} + | sort) > "$tmp/pristine"

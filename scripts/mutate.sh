@@ -28,12 +28,15 @@
 #   goes into docs/mutations/progress-ARCH[-F].json as soon as it is
 #   measured; an interrupted sitting (Ctrl-C, SIGTERM, the end of a session)
 #   keeps them, and the next --resume measures the rest, with a baseline of
-#   its own. It goes on only at a commit whose every file outside docs/ is
-#   as at the first sitting's, with nothing outside docs/ changed in the
-#   tree: the verdicts are about that commit's code, tests and list, and the
-#   record names it for each. When none is left the progress file becomes
-#   the full run's record (commit the progress file between sittings on a
-#   machine that may not last).
+#   its own. It goes on only where the first sitting's commit is HEAD or
+#   its ancestor, every file outside docs/ is as at that commit (nothing
+#   changed or untracked in the tree either; checked again before each
+#   verdict is kept) and the tools outside the repository (kernel source
+#   package, rustc, clang, QEMU, MMRS_MUTATE_TIMEOUT) are the first
+#   sitting's: the verdicts are about that commit's code, tests and list,
+#   and the record names it for each. When none is left the progress file
+#   becomes the full run's record (commit the progress file between
+#   sittings on a machine that may not last).
 # - Records: build/results/mutate-ARCH[-F].json (a sample:
 #   mutate-sample-ARCH[-F].json): each mutation's file, verdict (killed,
 #   survived, broken-build, error, stale, skipped, equivalent), the tests that
@@ -112,7 +115,19 @@ if [ -n "$sample" ]; then
 fi
 [ -z "$stale" ] || [ -z "$sample" ] || { echo "mutate: --stale and --sample do not go together" >&2; exit 2; }
 if [ -n "$resume" ]; then
-	sitting=$($M progress check "$progress") || exit 1
+	# What a verdict depends on outside the repository: a sitting goes on
+	# only with the first one's (MMRS_MUTATE_ENV replaces it, for
+	# scripts/mutate-test.sh only).
+	qemu=qemu-system-$([ "$arch" = arm64 ] && echo aarch64 || echo x86_64)
+	env=${MMRS_MUTATE_ENV:-$(python3 -c 'import json, sys; print(json.dumps(dict(zip(
+		["linux-source-6.12", "rustc", "clang", "qemu", "timeout"], sys.argv[1:]))))' \
+		"$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null)" \
+		"$(/usr/bin/rustc --version 2>/dev/null)" "$(clang$MM_RS_LLVM --version 2>/dev/null | head -n 1)" \
+		"$("$qemu" --version 2>/dev/null | head -n 1)" "$tmo")}
+	# under the build lock: no other build changes the tree between the
+	# check and the sitting (and mutations.py checks again at each verdict)
+	mm_rs_build_lock
+	sitting=$($M progress check "$progress" "$env") || exit 1
 	[ "$sitting" = new ] || echo "mutate: $label: resuming the run begun at ${sitting:7:12}: ${sitting##* } verdicts in ${progress#$REPO/}"
 fi
 planned=$($M plan "$arch" ${sample:+--sample "$sample" --seed "$seed"} ${stale:+--stale "$out"} \
@@ -222,12 +237,17 @@ else
 	echo "mutate: $label baseline: $base"
 fi
 # result ARGS...: one mutation's record (mutations.py result), and into the
-# progress file at once on a run in sittings.
+# progress file at once on a run in sittings; a sitting ends when the tree
+# changed under it (the verdict is not kept).
 result() {
 	$M result "$records" "$@" || return
-	[ -z "$progress" ] || $M progress add "$progress" "$records"
+	[ -z "$progress" ] || $M progress add "$progress" "$records" || exit 1
 }
-[ -z "$progress" ] || $M progress sitting "$progress" "$arch" "$flavour" "$base" || exit 1
+# A sitting with nothing left to run (the last one's record not written)
+# is not one: it only writes the record.
+if [ -n "$progress" ] && grep -q '^run' <<< "$planned"; then
+	$M progress sitting "$progress" "$arch" "$flavour" "$base" "$env" || exit 1
+fi
 
 while IFS=$'\t' read -r action name file why; do
 	[ -n "$name" ] || continue

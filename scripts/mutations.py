@@ -35,12 +35,15 @@ Subcommands (for mutate.sh):
                                  append a mutation's record, print its line
   record OUT ARCH FLAVOUR KIND RECORDS [--baseline TEXT] [--merge]
                                  the run's JSON (RECORDS: one JSON object a line)
-  progress check PROGRESS        may a full run in sittings (mutate.sh --resume) go
+  progress check PROGRESS ENV    may a full run in sittings (mutate.sh --resume) go
                                  on here: prints "new" or "resume COMMIT DONE"; fails
-                                 when a file outside docs/ differs from COMMIT's
-  progress sitting PROGRESS ARCH FLAVOUR BASELINE
+                                 when a file outside docs/ differs from COMMIT's, COMMIT
+                                 is not HEAD or its ancestor, or ENV (JSON: the tools)
+                                 differs from the first sitting's
+  progress sitting PROGRESS ARCH FLAVOUR BASELINE ENV
                                  a sitting begins (the file made on the first)
-  progress add PROGRESS RECORDS  this sitting's verdicts so far, into PROGRESS
+  progress add PROGRESS RECORDS  this sitting's verdicts so far, into PROGRESS, after
+                                 checking the tree again
   progress finish PROGRESS OUT   every mutation measured: OUT, the full run's JSON
                                  at the first sitting's commit; PROGRESS removed
   report [--out FILE] [JSON...]  docs/mutations.md from the runs' JSON
@@ -516,19 +519,55 @@ def _now():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+class GitError(Exception):
+    pass
+
+
+def _git_z(*args):
+    """git ARGS' NUL-separated names; GitError when git fails (a missing
+    object, no repository): never taken for "nothing changed"."""
+    r = subprocess.run(["git", "-C", REPO, *args], capture_output=True)
+    if r.returncode:
+        raise GitError(f"git {' '.join(args[:2])}: {r.stderr.decode(errors='replace').strip()}")
+    return [x for x in r.stdout.decode(errors="replace").split("\0") if x]
+
+
 def _inputs_changed(since):
     """The files outside docs/ that differ between commit SINCE and the
-    working tree (committed or not, untracked included), or None when SINCE
-    is not a commit of this clone."""
+    working tree (committed or not, untracked included)."""
+    spec = ["--", ".", ":(exclude)docs"]
+    changed = set(_git_z("diff", "--name-only", "-z", since, *spec))
+    changed |= set(_git_z("ls-files", "-z", "--others", "--exclude-standard", *spec))
+    return sorted(changed)
+
+
+def _resumable(d, env):
+    """Why the run in sittings D cannot go on here with ENV, or "" if it can:
+    its first commit must be HEAD or an ancestor of it (so the record names a
+    commit of the branch), every file outside docs/ as at that commit, and
+    what the sittings ran with outside the repository (ENV: the kernel
+    source package, the compilers, QEMU, the time limit) the same."""
+    start = d.get("commit", "")
     def run(*args):
         return subprocess.run(["git", "-C", REPO, *args], capture_output=True, text=True)
 
-    if run("rev-parse", "--verify", "--quiet", f"{since}^{{commit}}").returncode:
-        return None
-    spec = ["--", ".", ":(exclude)docs"]
-    changed = set(run("diff", "--name-only", since, *spec).stdout.split())
-    changed |= set(run("ls-files", "--others", "--exclude-standard", *spec).stdout.split())
-    return sorted(changed)
+    if run("merge-base", "--is-ancestor", start, "HEAD").returncode:
+        return (f"its first sitting's commit {start[:12]} is not HEAD or an ancestor of it "
+                "(history rewritten, or another branch)")
+    try:
+        changed = _inputs_changed(start)
+    except GitError as e:
+        return f"cannot compare the tree with {start[:12]}: {e}"
+    if changed:
+        more = f" (+{len(changed) - 5})" if len(changed) > 5 else ""
+        return (f"since its first sitting ({start[:12]}) {', '.join(changed[:5])}{more} changed; "
+                "its verdicts would not be about one commit")
+    first = (d.get("sittings") or [{}])[0].get("env")
+    if env is not None and first is not None and first != env:
+        diff = [f"{k}: {first.get(k)!r} then, {env.get(k)!r} now"
+                for k in sorted(set(first) | set(env)) if first.get(k) != env.get(k)]
+        return "its first sitting ran with other tools: " + "; ".join(diff)
+    return ""
 
 
 def progress(args):
@@ -536,50 +575,57 @@ def progress(args):
         print(__doc__, file=sys.stderr)
         return 2
     sub, path = args[0], args[1]
-    if sub == "check":
-        head = git("rev-parse", "HEAD")
+    rel = os.path.relpath(path, REPO)
+    if sub == "check" and len(args) == 3:
+        env = json.loads(args[2])
         if not os.path.exists(path):
-            changed = _inputs_changed(head) if head else None
-            if changed is None or changed:
+            try:
+                changed = _inputs_changed("HEAD")
+            except GitError as e:
+                print(f"mutations: a run in sittings starts at a commit: {e}", file=sys.stderr)
+                return 1
+            if changed:
                 print(f"mutations: a run in sittings starts at a commit, with no file outside docs/ "
-                      f"changed: {', '.join(changed or ['no commit'])}", file=sys.stderr)
+                      f"changed: {', '.join(changed)}", file=sys.stderr)
                 return 1
             print("new")
             return 0
         d = _load(path)
-        start = d.get("commit", "")
-        changed = _inputs_changed(start)
-        if changed is None:
-            print(f"mutations: {os.path.relpath(path, REPO)} began at {start[:12]}, which is not a "
-                  "commit of this clone: remove it to start again", file=sys.stderr)
+        why = _resumable(d, env)
+        if why:
+            print(f"mutations: not resuming {rel}: {why}. Measure at that commit with those tools, "
+                  "or remove the file to start again", file=sys.stderr)
             return 1
-        if changed:
-            more = f" (+{len(changed) - 5})" if len(changed) > 5 else ""
-            print(f"mutations: not resuming {os.path.relpath(path, REPO)}: since its first sitting "
-                  f"({start[:12]}) {', '.join(changed[:5])}{more} changed; its verdicts would not "
-                  "be about one commit. Measure at that commit, or remove the file to start again",
-                  file=sys.stderr)
-            return 1
-        print(f"resume {start} {len(d.get('mutations', []))}")
+        print(f"resume {d['commit']} {len(d.get('mutations', []))}")
         return 0
-    if sub == "sitting" and len(args) == 5:
-        arch, flavour, base = args[2:5]
+    if sub == "sitting" and len(args) == 6:
+        arch, flavour, base, env = args[2], args[3], args[4], json.loads(args[5])
         head = git("rev-parse", "HEAD")
         d = _load(path) if os.path.exists(path) else {
             "arch": arch, "flavour": flavour, "kind": "full", "commit": head,
             "inputs": "every file outside docs/", "sittings": [], "mutations": []}
-        d["sittings"].append({"commit": head, "date": _now(), "baseline": base, "verdicts": 0})
+        d["sittings"].append({"commit": head, "date": _now(), "baseline": base, "env": env,
+                              "verdicts": 0})
         _write(path, d)
         return 0
     if sub == "add" and len(args) == 3:
         d = _load(path)
+        # Again before each verdict is kept (the mutated file restored): a
+        # change made while the sitting ran is not recorded as the first
+        # commit's.
+        why = _resumable(d, None)
+        if why:
+            print(f"mutations: not keeping the last verdict in {rel}: {why}", file=sys.stderr)
+            return 1
         head = git("rev-parse", "HEAD")
         with open(args[2]) as f:
             new = [json.loads(line) for line in f if line.strip()]
         rows = {r["name"]: r for r in d["mutations"]}
+        added = 0
         for r in new:
             if r["name"] in rows:
                 continue
+            added += 1
             r["decision"] = decision(r["file"])
             r["commit"] = d["commit"]
             if head != d["commit"]:
@@ -587,24 +633,28 @@ def progress(args):
             r["date"] = _now()
             rows[r["name"]] = r
         d["mutations"] = list(rows.values())
-        d["sittings"][-1]["verdicts"] = len(new)
+        d["sittings"][-1]["verdicts"] += added
         _write(path, d)
         return 0
     if sub == "finish" and len(args) == 3:
         d = _load(path)
+        why = _resumable(d, None)
+        if why:
+            print(f"mutations: not finishing {rel}: {why}", file=sys.stderr)
+            return 1
         muts, _ = parse()
         order = {m.name: i for i, m in enumerate(muts)}
         rows = sorted((r for r in d["mutations"] if r["name"] in order),
                       key=lambda r: order[r["name"]])
         missing = [m.name for m in muts if m.name not in {r["name"] for r in rows}]
         if missing:
-            print(f"mutations: {os.path.relpath(path, REPO)} lacks {', '.join(missing)}",
-                  file=sys.stderr)
+            print(f"mutations: {rel} lacks {', '.join(missing)}", file=sys.stderr)
             return 1
         sit = d["sittings"]
         base = "; ".join(f"{s['baseline']} (sitting {i + 1}, {s['commit'][:12]})"
                          for i, s in enumerate(sit))
         counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICTS}
+        # not dirty: _resumable() found every file outside docs/ as committed
         _write(args[2], {"arch": d["arch"], "flavour": d["flavour"], "kind": "full",
                          "date": sit[-1]["date"], "commit": d["commit"], "dirty": False,
                          "baseline": base, "inputs": d["inputs"], "sittings": sit,
@@ -727,7 +777,8 @@ def report(args):
                  f" on {sit[0]['date'] if sit else '?'}: {sum(1 for m in todo if m.name in done)}"
                  f" of {len(todo)} mutations measured in {len(sit)} sitting"
                  f"{'s' if len(sit) != 1 else ''} (`{os.path.relpath(p, REPO)}`); its verdicts "
-                 "replace the run above when it is done (`make mutate ARCH="
+                 + ("replace the run above" if label in labels else "count")
+                 + " when it is done (`make mutate ARCH="
                  f"{d['arch']}{' FLAVOR=' + d['flavour'] if d.get('flavour') else ''} RESUME=1`)")
     if runs or under_way:
         L.append("")
