@@ -339,7 +339,15 @@ pristine "a sitting cut short"
 python3 "$R/scripts/mutations-report.py" >/dev/null
 grep -q "^- x86_64: a full run in sittings, begun at ${first:0:12} on .*: 1 of 5 mutations measured in 1 sitting (" "$md" ||
 	fail "docs/mutations.md does not show the run under way: $(grep -n 'sittings' "$md")"
-# the next sitting, after a commit of docs/ only: the rest, with a baseline
+# the next sitting, after a commit of docs/ only: the rest, with a baseline.
+# The first sitting dated a day earlier: the record is dated when the run
+# began, not when its last sitting did, and says when it ended.
+python3 - "$prog" <<'EOP'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["sittings"][0]["date"] = "2020-01-01T00:00:00Z"
+json.dump(d, open(sys.argv[1], "w"))
+EOP
 echo 'notes' > "$R/docs/notes.md"
 gitc add -A docs && gitc commit -qm 'docs only'
 mutate x86_64 --resume
@@ -358,10 +366,12 @@ assert [s["commit"] for s in d["sittings"]] == [first, second], d["sittings"]
 assert [s["verdicts"] for s in d["sittings"]] == [1, 6], d["sittings"]
 assert "sitting 1" in d["baseline"] and "2 passed" in d["baseline"].split(";")[1], d["baseline"]
 assert all(s["env"] == {"tools": "one"} for s in d["sittings"]), d["sittings"]
+assert d["date"] == "2020-01-01T00:00:00Z", d["date"]
+assert d["finished"] == max(m["date"] for m in d["mutations"]) > d["date"], d["finished"]
 EOP
 	fail "the record of two sittings"
 python3 "$R/scripts/mutations-report.py" >/dev/null
-grep -q "^- x86_64: full run of .* at ${first:0:12}, .*, in 2 sittings at ${first:0:12}, [0-9a-f]\{12\} (every file outside docs/ as at ${first:0:12})" "$md" &&
+grep -q "^- x86_64: full run of 2020-01-01T00:00:00Z to 20[0-9-]*T[0-9:]*Z at ${first:0:12}, .*, in 2 sittings at ${first:0:12}, [0-9a-f]\{12\} (every file outside docs/ as at ${first:0:12})" "$md" &&
 	! grep -q 'a full run in sittings, begun' "$md" ||
 	fail "docs/mutations.md after two sittings: $(grep -n 'x86_64' "$md" | head -n 3)"
 pristine "two sittings"

@@ -654,9 +654,12 @@ def progress(args):
         base = "; ".join(f"{s['baseline']} (sitting {i + 1}, {s['commit'][:12]})"
                          for i, s in enumerate(sit))
         counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICTS}
-        # not dirty: _resumable() found every file outside docs/ as committed
+        # not dirty: _resumable() found every file outside docs/ as committed.
+        # Dated when the run began (its first sitting) and when its last
+        # verdict was kept, not when this finish ran (maybe a sitting later).
         _write(args[2], {"arch": d["arch"], "flavour": d["flavour"], "kind": "full",
-                         "date": sit[-1]["date"], "commit": d["commit"], "dirty": False,
+                         "date": sit[0]["date"], "finished": run_end(d),
+                         "commit": d["commit"], "dirty": False,
                          "baseline": base, "inputs": d["inputs"], "sittings": sit,
                          "counts": counts, "mutations": rows})
         os.remove(path)
@@ -665,6 +668,21 @@ def progress(args):
         return 0
     print(__doc__, file=sys.stderr)
     return 2
+
+
+def run_end(d):
+    """When the run in sittings D ended: the date its last verdict was kept
+    (an older record has no "finished"), or its date if it has none."""
+    return d.get("finished") or max((r["date"] for r in d.get("mutations", []) if r.get("date")),
+                                    default=d.get("date", "?"))
+
+
+def run_dates(d):
+    """'of DATE', or 'of BEGIN to END' for a run in sittings."""
+    sit = d.get("sittings", [])
+    if len(sit) < 2:
+        return f"of {d.get('date', '?')}"
+    return f"of {sit[0]['date']} to {run_end(d)}"
 
 
 def rate(rows):
@@ -740,7 +758,7 @@ def report(args):
         L += ["No run recorded yet: `make mutate ARCH=all`.", ""]
     for label, d, res in runs:
         c = d.get("counts", {})
-        L.append(f"- {label}: {d.get('kind', '?')} run of {d.get('date', '?')} at "
+        L.append(f"- {label}: {d.get('kind', '?')} run {run_dates(d)} at "
                  f"{(d.get('commit') or 'unknown')[:12]}{' (uncommitted changes)' if d.get('dirty') else ''}"
                  f", baseline {d.get('baseline') or '?'}"
                  + (f", in {len(d['sittings'])} sittings at "
