@@ -284,6 +284,11 @@ int mm_rs_thp_underused(struct folio *folio, unsigned int max_ptes_none);
  */
 int mm_rs_underused_verdict(unsigned int order, unsigned int max_ptes_none,
 			    const unsigned long *zero);
+/*
+ * mm/huge_memory.c, KUnit only: 6.12's verdict on @folio, with
+ * khugepaged_max_ptes_none (the C reference; it reads every page of @folio).
+ */
+bool thp_underused(struct folio *folio);
 #endif
 
 #ifdef CONFIG_MM_RS_KSM_UNMERGE

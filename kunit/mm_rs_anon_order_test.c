@@ -263,7 +263,9 @@ static bool compare_orders_at_edges(struct kunit *test, struct anon_order_ctx *c
 /* Every combination of the VMA and mm properties the decision reads. */
 static void allowable_orders_vma(struct kunit *test)
 {
-	static const vm_flags_t flag_bits[] = {
+	/* Each kind of uffd arming, one per set of knobs (both read UFFD_ANY). */
+	static const vm_flags_t uffd_kinds[] = { VM_UFFD_MISSING, VM_UFFD_WP, VM_UFFD_MINOR };
+	vm_flags_t flag_bits[] = {
 		VM_HUGEPAGE, VM_NOHUGEPAGE, VM_UFFD_MISSING,
 		VM_GROWSDOWN, VM_STACK_INCOMPLETE_SETUP,
 	};
@@ -277,6 +279,7 @@ static void allowable_orders_vma(struct kunit *test)
 
 	for (ks = 0; ks < ARRAY_SIZE(knob_sets); ks++) {
 		knobs_from_index(&k, knob_sets[ks]);
+		flag_bits[2] = uffd_kinds[ks % ARRAY_SIZE(uffd_kinds)];
 		for (g = GLOBAL_NEVER; g <= GLOBAL_ALWAYS; g++) {
 			/*
 			 * C's "!vma->vm_mm" (vdso) case is not an input: a
@@ -336,6 +339,19 @@ static void pte_none_orders(struct kunit *test)
 						return;
 			}
 		}
+	}
+	/* Every entry populated: no order but 0 anywhere. */
+	for (a = 0; a < PTRS_PER_PTE; a++)
+		set_pte(c->table + a, c->present);
+	for (a = 0; a < PTRS_PER_PTE; a++) {
+		unsigned long addr = FAKE_BASE + a * PAGE_SIZE;
+
+		if (!compare_pte_none(test, c, addr, ANON_ORDERS, "all populated", n++))
+			return;
+		for (order = FIRST_ORDER; order < PMD_ORDER; order++)
+			if (!compare_pte_none(test, c, addr, BIT(order), "one, all populated",
+					      n++))
+				return;
 	}
 	/* Every subset of the orders, at a few addresses. */
 	memset(c->table, 0, PTRS_PER_PTE * sizeof(pte_t));

@@ -279,7 +279,8 @@ static void knob_values(struct kunit *test)
 struct glue_ctx {
 	struct vfsmount *mnt;
 	struct file *file;
-	unsigned long addr;
+	unsigned long addr;	/* where the mapping starts */
+	unsigned long vm_pgoff;	/* the file page mapped there */
 	int files;
 	bool large;	/* the file's mapping takes large folios */
 };
@@ -294,8 +295,14 @@ static void glue_fput(void *file)
 	fput(file);
 }
 
-/* A fresh file of GLUE_PAGES pages, none cached, mapped with @prot (and @madv). */
-static void glue_map(struct kunit *test, struct glue_ctx *g, unsigned long prot, int madv)
+/*
+ * A fresh file of @i_size bytes, none cached, its pages [@vm_pgoff, @vm_pgoff
+ * + @vm_pages) mapped with @prot (and @madv): the mapping may end before the
+ * file or after it.
+ */
+static void glue_map_range(struct kunit *test, struct glue_ctx *g, unsigned long prot,
+			   int madv, loff_t i_size, unsigned long vm_pgoff,
+			   unsigned long vm_pages)
 {
 	char name[16];
 	int err;
@@ -314,23 +321,33 @@ static void glue_map(struct kunit *test, struct glue_ctx *g, unsigned long prot,
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, glue_fput, g->file), 0);
 	if (g->large)
 		mapping_set_large_folios(g->file->f_mapping);
-	err = vfs_truncate(&g->file->f_path, GLUE_PAGES * PAGE_SIZE);
+	err = vfs_truncate(&g->file->f_path, i_size);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	g->file->f_ra.ra_pages = GLUE_RA;
-	g->addr = kunit_vm_mmap(test, g->file, 0, GLUE_PAGES * PAGE_SIZE, prot, MAP_PRIVATE, 0);
+	g->vm_pgoff = vm_pgoff;
+	g->addr = kunit_vm_mmap(test, g->file, 0, vm_pages * PAGE_SIZE, prot, MAP_PRIVATE,
+				vm_pgoff * PAGE_SIZE);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(g->addr));
 	KUNIT_ASSERT_NE(test, g->addr, 0);
 	if (madv)
-		KUNIT_ASSERT_EQ(test, do_madvise(current->mm, g->addr, GLUE_PAGES * PAGE_SIZE,
+		KUNIT_ASSERT_EQ(test, do_madvise(current->mm, g->addr, vm_pages * PAGE_SIZE,
 						 madv), 0);
 }
 
-/* Faults in page @pgoff of the mapping (a read). */
+/* A fresh file of GLUE_PAGES pages, none cached, mapped whole with @prot (and @madv). */
+static void glue_map(struct kunit *test, struct glue_ctx *g, unsigned long prot, int madv)
+{
+	glue_map_range(test, g, prot, madv, GLUE_PAGES * PAGE_SIZE, 0, GLUE_PAGES);
+}
+
+/* Faults in page @pgoff of the file, which the mapping maps (a read). */
 static void glue_fault(struct kunit *test, struct glue_ctx *g, unsigned long pgoff)
 {
 	char c;
 
-	KUNIT_ASSERT_EQ(test, get_user(c, (char __user *)(g->addr + pgoff * PAGE_SIZE)), 0);
+	KUNIT_ASSERT_GE(test, pgoff, g->vm_pgoff);
+	KUNIT_ASSERT_EQ(test, get_user(c, (char __user *)(g->addr +
+							  (pgoff - g->vm_pgoff) * PAGE_SIZE)), 0);
 }
 
 /* Exactly pages [@start, @end) of the file are in the page cache. */
@@ -576,6 +593,89 @@ static void exec_large_folio_cache(struct kunit *test)
 }
 
 /*
+ * Where the fault is in the VMA and in the file, on real faults through the
+ * C glue (which hands the window the VMA's file offset and length and the
+ * file's size): a mapping that starts at file page 5 (not at an exec folio's
+ * boundary) and ends at page 105, before the file does; a file that ends 100
+ * bytes before page 200, inside a mapping of 256 pages; and the file's first
+ * page. The file's mapping takes large folios, so each window is read in
+ * folios of the exec order where it is aligned and fits, and of smaller
+ * orders at its unaligned start and where it is clamped. Every window and
+ * folio is worked out by hand (GLUE_ORDER 4: 16-page folios; GLUE_RA 32).
+ * Last, the largest exec order the knob takes (MAX_PAGECACHE_ORDER) on a
+ * file of two such folios: the window is the fault's whole aligned block,
+ * read as one folio of that order.
+ */
+struct offset_case {
+	loff_t i_size;
+	unsigned long vm_pgoff, vm_pages, pgoff;
+	unsigned long start, end;		/* the window */
+	struct { unsigned long index; int order; } folios[5];
+};
+
+static const struct offset_case offset_cases[] = {
+	/* The VMA's first page: from it (not from page 0), to the next boundary past ra_pages. */
+	{ GLUE_PAGES * PAGE_SIZE, 5, 100, 5, 5, 48,
+	  { { 5, 0 }, { 6, 1 }, { 8, 3 }, { 16, 4 }, { 32, 4 } } },
+	/* The middle: the aligned window. */
+	{ GLUE_PAGES * PAGE_SIZE, 5, 100, 37, 32, 64, { { 32, 4 }, { 48, 4 } } },
+	/* The VMA's last page: clamped to the VMA, before the file's end. */
+	{ GLUE_PAGES * PAGE_SIZE, 5, 100, 104, 96, 105, { { 96, 3 }, { 104, 0 } } },
+	/* A file ending inside the VMA: clamped to its last page. */
+	{ 200 * PAGE_SIZE - 100, 0, GLUE_PAGES, 190, 176, 200, { { 176, 4 }, { 192, 3 } } },
+	{ 200 * PAGE_SIZE - 100, 0, GLUE_PAGES, 199, 192, 200, { { 192, 3 } } },
+	/* The file's first page. */
+	{ GLUE_PAGES * PAGE_SIZE, 0, GLUE_PAGES, 0, 0, 32, { { 0, 4 }, { 16, 4 } } },
+};
+
+static void exec_fault_offset_glue(struct kunit *test)
+{
+	struct glue_ctx g = { .large = true };
+	int i, j;
+
+	glue_setup(test);
+	KUNIT_ASSERT_EQ(test, mm_rs_debugfs_write_test("exec_ra", "1"), 1);
+	for (i = 0; i < ARRAY_SIZE(offset_cases); i++) {
+		const struct offset_case *c = &offset_cases[i];
+		unsigned long k, cached = 0;
+
+		kunit_info(test, "i_size %lld, VMA file pages [%lu, %lu), fault at %lu", c->i_size,
+			   c->vm_pgoff, c->vm_pgoff + c->vm_pages, c->pgoff);
+		glue_map_range(test, &g, PROT_READ | PROT_EXEC, 0, c->i_size, c->vm_pgoff,
+			       c->vm_pages);
+		g.file->f_ra.mmap_miss = 5;
+		glue_fault(test, &g, c->pgoff);
+		expect_ra(test, &g, c->start, c->end - c->start, 0);
+		expect_cached(test, &g, c->start, c->end);
+		KUNIT_EXPECT_EQ(test, g.file->f_ra.mmap_miss, 5);
+		for (j = 0; j < ARRAY_SIZE(c->folios) && (j == 0 || c->folios[j].index); j++) {
+			for (k = 0; k < 1UL << c->folios[j].order; k++)
+				expect_folio(test, &g, c->folios[j].index + k, c->folios[j].order);
+			cached += 1UL << c->folios[j].order;
+		}
+		/* The folios listed are the whole window. */
+		KUNIT_EXPECT_EQ(test, cached, c->end - c->start);
+	}
+
+	{
+		const unsigned long n = 1UL << MAX_PAGECACHE_ORDER;
+		struct folio *folio;
+		unsigned long k;
+
+		WRITE_ONCE(mm_rs_exec_folio_order, MAX_PAGECACHE_ORDER);
+		glue_map_range(test, &g, PROT_READ | PROT_EXEC, 0, 2 * n * PAGE_SIZE, 0, 2 * n);
+		glue_fault(test, &g, n + n / 4);
+		expect_ra(test, &g, n, n, 0);
+		for (k = n; k < 2 * n; k++)
+			expect_folio(test, &g, k, MAX_PAGECACHE_ORDER);
+		folio = filemap_get_folio(g.file->f_mapping, n - 1);
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(folio), "page %lu cached", n - 1);
+		if (!IS_ERR(folio))
+			folio_put(folio);
+	}
+}
+
+/*
  * A page-cache hit of an exec fault on a folio marked PG_readahead (here by
  * a read-around of the same file through a mapping without PROT_EXEC): fault
  * around skips the marked folio, so filemap_fault() finds it and calls
@@ -754,6 +854,7 @@ static struct kunit_case exec_ra_cases[] = {
 	KUNIT_CASE(exec_hit_on_readahead_mark),
 	KUNIT_CASE(exec_order_zero_glue),
 	KUNIT_CASE(exec_large_folio_cache),
+	KUNIT_CASE(exec_fault_offset_glue),
 	KUNIT_CASE(exec_ra_switch),
 	KUNIT_CASE(exec_ra_miss_exempt_switch),
 	{}

@@ -10,6 +10,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/khugepaged.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
@@ -19,6 +20,7 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/shmem_fs.h>
+#include <linux/swap.h>
 #include <linux/swapops.h>
 #include <linux/userfaultfd_k.h>
 #include <linux/uaccess.h>
@@ -324,8 +326,11 @@ static int pmd_holder_fn(void *data)
  * The fast path refused: the PMD lock is busy when the pass ends (another
  * CPU holds it), so the trylock under the PTE lock fails, and the table
  * must still go, on the slow path, once the holder lets go. Needs a second
- * CPU. Without split PTE locks (kunit/nosplit.kunitconfig) the PMD lock is
- * the PTE lock: the zap waits for the holder, the fast path refuses a lock
+ * CPU. The pass is one (dontneed_one_pass(); dontneed_frees_whole_table()
+ * shows the same table going on the fast path), so the slow path can only
+ * come from the trylock: a pass broken by need_resched would take it too.
+ * Without split PTE locks (kunit/nosplit.kunitconfig) the PMD lock is the
+ * PTE lock: the zap waits for the holder, the fast path refuses a lock
  * it already holds, and the slow path must take that one lock once; the
  * layout found must be the one the kernel was configured with.
  */
@@ -350,13 +355,76 @@ static void pmd_lock_busy_takes_slow_path(struct kunit *test)
 	pt_counts_get(&c0);
 	wake_up_process(t);
 	wait_for_completion(&h.held);
-	KUNIT_EXPECT_EQ(test, do_madvise(mm, base, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, dontneed_one_pass(mm, base, PMD_SIZE), 0);
 	kthread_stop(t);
 	put_task_struct(t);
 	pt_counts_get(&c1);
 	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base));
 	KUNIT_EXPECT_EQ(test, c1.fast - c0.fast, 0);
 	KUNIT_EXPECT_EQ(test, c1.slow - c0.slow, 1);
+	KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 0), 0);
+}
+
+/*
+ * A pass broken by need_resched(): zap_pte_range() checks it before each
+ * entry and stops there, drops the PTE lock, and zap_pmd_range() resumes the
+ * table after cond_resched(). A kprobe on folio_remove_rmap_ptes(), which the
+ * zap calls for each page it unmaps, sets need_resched on the zapping task
+ * half way through the table; the task is SCHED_FIFO (dontneed_one_pass()),
+ * so nothing else breaks the pass, and the schedule finds it again at once.
+ * The resumed pass may not take the fast path: the table goes on the slow
+ * path, once, and is freed.
+ */
+struct resched_probe {
+	struct kprobe kp;
+	struct task_struct *task;
+	atomic_t hits;
+	int at;		/* the hit that sets need_resched */
+};
+
+static int resched_probe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct resched_probe *p = container_of(kp, struct resched_probe, kp);
+
+	if (current == p->task && atomic_inc_return(&p->hits) == p->at) {
+		set_tsk_need_resched(current);
+		set_preempt_need_resched();
+	}
+	return 0;
+}
+
+static void need_resched_break_takes_slow_path(struct kunit *test)
+{
+	unsigned long base = map_tables(test, 2);
+	struct mm_struct *mm = current->mm;
+	struct resched_probe *p;
+	struct pt_counts c0, c1;
+	unsigned long bytes0;
+	int ret;
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, touch(base, PMD_SIZE, 7), 0);
+	KUNIT_ASSERT_TRUE(test, has_pte_table(mm, base));
+	bytes0 = mm_pgtables_bytes(mm);
+	p->task = current;
+	p->at = PTRS_PER_PTE / 2;
+	p->kp.symbol_name = "folio_remove_rmap_ptes";
+	p->kp.pre_handler = resched_probe_pre;
+	KUNIT_ASSERT_EQ(test, mm_rs_register_kprobe(test, &p->kp), 0);
+	pt_counts_get(&c0);
+	ret = dontneed_one_pass(mm, base, PMD_SIZE);
+	unregister_kprobe(&p->kp);
+	pt_counts_get(&c1);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	/* Each page of order 0 (MADV_NOHUGEPAGE) unmapped by itself: the probe fired. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->hits), PTRS_PER_PTE);
+	KUNIT_EXPECT_FALSE(test, has_pte_table(mm, base));
+	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(mm), bytes0 - PTRS_PER_PTE * sizeof(pte_t));
+	KUNIT_EXPECT_EQ(test, c1.fast - c0.fast, 0);
+	KUNIT_EXPECT_EQ(test, c1.slow - c0.slow, 1);
+	KUNIT_EXPECT_EQ(test, c1.kept, c0.kept);
 	KUNIT_EXPECT_EQ(test, count_not(base, PMD_SIZE, 0), 0);
 }
 
@@ -763,9 +831,11 @@ enum racer_act {
 	RACER_DONTNEED,		/* MADV_DONTNEED of [start, start + len) */
 	RACER_FAULT,		/* a write fault at start */
 	RACER_PT_OFF,		/* pt_reclaim set to 0, as a write of "0" does */
+	RACER_FAULT_MIGRATE,	/* a write fault at start, then the page migrated */
 };
 
 struct racer {
+	struct kunit *test;
 	enum mm_rs_race where;
 	enum racer_act act;
 	/* Which hits of the window count (any, if NULL); may set start. */
@@ -779,6 +849,12 @@ struct racer {
 	bool skip;
 	bool late;	/* the window stopped waiting before the racer was done */
 	int hits, ret;
+	/* RACER_FAULT_MIGRATE: */
+	atomic_t release;	/* the zap is over: the migration may go on */
+	bool migrating;		/* start held a migration entry in the migration's window */
+	bool held_late;		/* the migration's window stopped waiting for release */
+	unsigned long pfn;	/* the page faulted at start, before it moved */
+	int windows;		/* the migration's windows */
 };
 
 static struct racer *active_racer;
@@ -800,6 +876,64 @@ static int racer_fault(struct racer *r)
 	return put_user(5, (char __user *)r->start);
 }
 
+static void racer_window(enum mm_rs_race where, struct mm_struct *mm,
+			 unsigned long addr);
+
+#ifdef CONFIG_MIGRATION
+/*
+ * The migration's window, in the racer: start's entry is a migration entry
+ * now. The zap waiting in its own window goes on (and its slow path rechecks
+ * the table with this entry in it); the migration goes on once the zap is
+ * over.
+ */
+static void racer_migrate_window(void *arg)
+{
+	struct racer *r = arg;
+	unsigned long deadline = jiffies + 10 * HZ;
+	pte_t pte;
+
+	r->migrating = mm_rs_read_ptes(r->mm, r->start, &pte, 1) && is_swap_pte(pte) &&
+		       is_migration_entry(pte_to_swp_entry(pte));
+	atomic_set_release(&r->done, 1);
+	while (!atomic_read_acquire(&r->release) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	r->held_late = !atomic_read_acquire(&r->release);
+}
+
+/*
+ * The racer's fault at @r->start, then the kernel's own migration of the page
+ * it mapped (mm_rs_migrate_racing(), whose window is a static stub of the test:
+ * this thread runs as the test's while it migrates).
+ */
+static int racer_fault_migrate(struct racer *r)
+{
+	struct page *page;
+	int ret;
+
+	ret = racer_fault(r);
+	if (ret)
+		return ret;
+	if (get_user_pages_fast(r->start, 1, 0, &page) != 1)
+		return -EFAULT;
+	r->pfn = page_to_pfn(page);
+	current->kunit_test = r->test;
+	ret = mm_rs_migrate_racing(r->test, page_folio(page), racer_migrate_window, r,
+				   &r->windows);
+	/*
+	 * The migration's stub replaced the racer's and is gone with it: the
+	 * racer's again, for racer_stop() to take away (the zap is over).
+	 */
+	kunit_activate_static_stub(r->test, mm_rs_test_race, racer_window);
+	current->kunit_test = NULL;
+	return ret;
+}
+#else
+static int racer_fault_migrate(struct racer *r)
+{
+	return -EOPNOTSUPP;
+}
+#endif /* CONFIG_MIGRATION */
+
 static int racer_fn(void *data)
 {
 	struct racer *r = data;
@@ -811,6 +945,8 @@ static int racer_fn(void *data)
 			r->ret = do_madvise(r->mm, r->start, r->len, MADV_DONTNEED);
 		else if (r->act == RACER_FAULT)
 			r->ret = racer_fault(r);
+		else if (r->act == RACER_FAULT_MIGRATE)
+			r->ret = racer_fault_migrate(r);
 		else
 			r->ret = mm_rs_sysfs_write_test("pt_reclaim", "0") == 1 ? 0 : -EINVAL;
 		kthread_unuse_mm(r->mm);
@@ -833,8 +969,17 @@ static void racer_window(enum mm_rs_race where, struct mm_struct *mm,
 	if (r->log)
 		flush_log_start(r->log);
 	complete(&r->go);
-	while (!atomic_read_acquire(&r->done) && time_before(jiffies, deadline))
-		cpu_relax();
+	while (!atomic_read_acquire(&r->done) && time_before(jiffies, deadline)) {
+		/*
+		 * A zap between two tables holds no lock but the mmap lock, and
+		 * may sleep: the racer's migration may need this CPU (its LRU
+		 * drain), whatever the preemption model.
+		 */
+		if (where == MM_RS_RACE_ZAP_UNLOCKED)
+			cond_resched();
+		else
+			cpu_relax();
+	}
 	if (!atomic_read_acquire(&r->done))
 		r->late = true;
 }
@@ -843,10 +988,12 @@ static void racer_window(enum mm_rs_race where, struct mm_struct *mm,
 static void racer_start(struct kunit *test, struct racer *r, enum mm_rs_race where,
 			unsigned long start, unsigned long len)
 {
-	*r = (struct racer){ .where = where, .mm = current->mm, .start = start, .len = len };
+	*r = (struct racer){ .test = test, .where = where, .mm = current->mm, .start = start,
+			     .len = len };
 	init_completion(&r->go);
 	init_completion(&r->exited);
 	atomic_set(&r->done, 0);
+	atomic_set(&r->release, 0);
 	r->task = kthread_run(racer_fn, r, "mm_rs_racer");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(r->task));
 	active_racer = r;
@@ -1276,6 +1423,72 @@ static void slow_path_refill_keeps_table(struct kunit *test)
 }
 
 /*
+ * A migration entry where the slow path looks: as in
+ * slow_path_refill_keeps_table(), the racer writes to the first table whose
+ * pass ended and left it mapped, and then the kernel's own migrate_pages()
+ * moves the page it mapped; in the migration's window (between unmap and
+ * move, mm_rs_migrate_racing()) the zap goes on, so its slow path rechecks
+ * the table with a migration entry in it. The entry is live (not none, though
+ * not present): the table stays and is counted kept, and the move then maps
+ * the new page there, with the racer's data. The other tables go.
+ */
+static void slow_path_migration_entry_keeps_table(struct kunit *test)
+{
+	unsigned long base = map_tables(test, BREAK_TABLES);
+	struct mm_struct *mm = current->mm;
+	struct pt_counts c0, c1;
+	struct page *page;
+	struct racer r;
+	int i, kept = 0;
+
+	if (!IS_ENABLED(CONFIG_MIGRATION)) {
+		KUNIT_FAIL(test, "the kunitconfig must enable MIGRATION");
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, touch(base, BREAK_TABLES * PMD_SIZE, 2), 0);
+	/* The faults' folios off this CPU's LRU batch before the zap waits. */
+	lru_add_drain_all();
+	pt_counts_get(&c0);
+	racer_start(test, &r, MM_RS_RACE_ZAP_UNLOCKED, 0, 0);
+	r.act = RACER_FAULT_MIGRATE;
+	r.match = slow_path_pending;
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, base, BREAK_TABLES * PMD_SIZE, MADV_DONTNEED), 0);
+	atomic_set_release(&r.release, 1);
+	racer_stop(test, &r);
+	pt_counts_get(&c1);
+
+	kunit_info(test, "windows %d, refilled table %ld, migration windows %d, fast %lu slow %lu kept %lu",
+		   r.hits, (long)(r.start - base) / (long)PMD_SIZE, r.windows,
+		   c1.fast - c0.fast, c1.slow - c0.slow, c1.kept - c0.kept);
+	KUNIT_ASSERT_GE_MSG(test, r.hits, 1, "no table went on the slow path");
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_ASSERT_EQ(test, r.windows, 1);
+	KUNIT_EXPECT_TRUE_MSG(test, r.migrating, "no migration entry in the window");
+	KUNIT_EXPECT_FALSE_MSG(test, r.held_late, "the zap was not over in 10 s");
+	KUNIT_ASSERT_TRUE(test, IS_ALIGNED(r.start - base, PMD_SIZE));
+	KUNIT_ASSERT_TRUE(test, r.start >= base && r.start < base + BREAK_TABLES * PMD_SIZE);
+	for (i = 0; i < BREAK_TABLES; i++) {
+		bool refilled = base + i * PMD_SIZE == r.start;
+
+		KUNIT_EXPECT_EQ_MSG(test, has_pte_table(mm, base + i * PMD_SIZE), refilled,
+				    "table %d", i);
+		kept += refilled;
+	}
+	KUNIT_EXPECT_EQ(test, kept, 1);
+	KUNIT_EXPECT_EQ(test, c1.kept - c0.kept, 1);
+	KUNIT_EXPECT_EQ(test, (c1.fast - c0.fast) + (c1.slow - c0.slow), BREAK_TABLES - 1);
+	/* The migration put the page back, moved, with the racer's byte; nothing else is there. */
+	KUNIT_EXPECT_EQ(test, count_not(r.start, PAGE_SIZE, 5), 0);
+	KUNIT_EXPECT_GE(test, mm_rs_anon_pages(mm), 1);
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(r.start, 1, 0, &page), 1);
+	KUNIT_EXPECT_NE_MSG(test, page_to_pfn(page), r.pfn, "the page did not move");
+	put_page(page);
+	KUNIT_EXPECT_EQ(test, count_not(base, r.start - base, 0), 0);
+	KUNIT_EXPECT_EQ(test, count_not(r.start + PMD_SIZE,
+					base + BREAK_TABLES * PMD_SIZE - r.start - PMD_SIZE, 0), 0);
+}
+
+/*
  * The switch read by zap_pmd_range(), not only by madvise: turned off while
  * a MADV_DONTNEED is under way, it stops the tables the zap has not reached.
  * Two tables on either side of a PUD boundary, so zap_pud_range() calls
@@ -1488,6 +1701,7 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(detached_free_other_mm_refused),
 	KUNIT_CASE(dontneed_frees_whole_table),
 	KUNIT_CASE(pmd_lock_busy_takes_slow_path),
+	KUNIT_CASE(need_resched_break_takes_slow_path),
 	KUNIT_CASE(switch_off_keeps_table),
 	KUNIT_CASE(uffd_armed_vma_keeps_tables),
 	KUNIT_CASE(partial_zap_keeps_table),
@@ -1499,6 +1713,7 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(collapse_table_freed_each_window),
 	KUNIT_CASE(uffd_move_src_reclaimed),
 	KUNIT_CASE(slow_path_refill_keeps_table),
+	KUNIT_CASE(slow_path_migration_entry_keeps_table),
 	KUNIT_CASE(switch_off_mid_zap),
 #ifdef CONFIG_MM_RS_KSM_UNMERGE
 	KUNIT_CASE(walk_table_freed_under_walk),

@@ -164,6 +164,87 @@ static void verdict_random(struct kunit *test)
 }
 
 /*
+ * Rust against C case by case, at random, on real data: a PMD THP of the
+ * test mm (the one order where 6.12 has a verdict, thp_underused(), and
+ * mm-rs's threshold is the same), whose pages each hold one non-zero byte
+ * (any value, anywhere in the page) or nothing, at any density, judged at
+ * any max_ptes_none (the ends and the middle weighted in) by both. The
+ * Rust verdict (mm_rs_thp_underused(), the shrinker's) calls the folio
+ * underused exactly when C does. From a seed mm_rs_kunit.seed can change.
+ */
+#define C_CASES		48
+
+static void verdict_random_same_as_c(struct kunit *test)
+{
+	static const unsigned int edges[] = { 0, 1, 255, 256, 510, 511 };
+	struct underused_ctx *c = test->priv;
+	struct thp_knobs k = { .tpf = c->saved.tpf };
+	unsigned int *where;
+	struct folio *folio;
+	struct rnd_state rs;
+	struct page *page;
+	unsigned long addr, base;
+	int n, i, under = 0;
+
+	where = kunit_kcalloc(test, HPAGE_PMD_NR, sizeof(*where), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, where);
+	mm_rs_knobs_only(&k, HPAGE_PMD_ORDER, KNOB_ALWAYS);
+	mm_rs_knobs_set(&k);
+	addr = mm_rs_map_anon(test, 2 * HPAGE_PMD_SIZE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	base = ALIGN(addr, HPAGE_PMD_SIZE);
+	KUNIT_ASSERT_EQ(test, put_user((char)0, (char __user *)base), 0);
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(base, 1, FOLL_WRITE, &page), 1);
+	folio = page_folio(page);
+	if (folio_order(folio) != HPAGE_PMD_ORDER) {
+		put_page(page);
+		KUNIT_FAIL(test, "an order-%u folio, not a PMD THP", folio_order(folio));
+		return;
+	}
+	prandom_seed_state(&rs, mm_rs_kunit_seed(test, 0x74687075));
+	for (n = 0; n < C_CASES; n++) {
+		unsigned int max_none = n % 2 ? prandom_u32_state(&rs) % HPAGE_PMD_NR :
+				      edges[(n / 2) % ARRAY_SIZE(edges)];
+		unsigned int density = prandom_u32_state(&rs) % 1025;
+		bool want, rust;
+		int got;
+		char *p;
+
+		for (i = 0; i < HPAGE_PMD_NR; i++) {
+			where[i] = 0;
+			if (prandom_u32_state(&rs) % 1024 >= density)
+				continue;
+			/* Offset + 1, so that 0 means a zero-filled page. */
+			where[i] = 1 + prandom_u32_state(&rs) % PAGE_SIZE;
+			p = kmap_local_page(folio_page(folio, i));
+			p[where[i] - 1] = (char)(1 + prandom_u32_state(&rs) % 255);
+			kunmap_local(p);
+		}
+		WRITE_ONCE(khugepaged_max_ptes_none, max_none);
+		want = thp_underused(folio);
+		got = mm_rs_thp_underused(folio, max_none);
+		under += want;
+		for (i = 0; i < HPAGE_PMD_NR; i++) {
+			if (!where[i])
+				continue;
+			p = kmap_local_page(folio_page(folio, i));
+			p[where[i] - 1] = 0;
+			kunmap_local(p);
+		}
+		rust = got > 0;
+		if (rust != want) {
+			KUNIT_FAIL(test, "case %d: max_none %u, density %u/1024: C %d, Rust %d",
+				   n, max_none, density, want, got);
+			break;
+		}
+	}
+	put_page(page);
+	/* Both verdicts met, not one only. */
+	KUNIT_EXPECT_GT(test, under, 0);
+	KUNIT_EXPECT_LT(test, under, C_CASES);
+}
+
+/*
  * What memory pressure does to the deferred-split queue, as it would: the
  * per-CPU LRU batches drained first (a folio still in one has a reference
  * more than its mappings, and the split refuses it), then every shrinker.
@@ -342,6 +423,61 @@ static void byte_anywhere_kept(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ_MSG(test, memchr_inv(page, 0, PAGE_SIZE), NULL,
 					"block %d, offset %lu: other bytes", b, off);
 	}
+}
+
+/*
+ * Every byte position, not only the classes above, with each bit of a byte
+ * in turn: the verdict the shrinker asks for (mm_rs_mthp_underused()) on a
+ * real mTHP of the test mm, at max_ptes_none 0 (every zero-filled page
+ * counts), whose first page holds one non-zero byte at that position, and
+ * then its last page at every byte of its first and last two words and at
+ * each end of every other word. The page with the byte is never counted
+ * zero-filled; the others always are.
+ */
+static void zero_filled_each_byte(struct kunit *test)
+{
+	unsigned long base = map_blocks(test);
+	unsigned int pg, pos, wrong = 0, checked = 0;
+	struct folio *folio;
+	struct page *page;
+	int got;
+
+	KUNIT_ASSERT_EQ(test, put_user((char)0, (char __user *)base), 0);
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(base, 1, FOLL_WRITE, &page), 1);
+	folio = page_folio(page);
+	if (folio_order(folio) != U_ORDER) {
+		put_page(page);
+		KUNIT_FAIL(test, "an order-%u folio at the block, not %u", folio_order(folio),
+			   U_ORDER);
+		return;
+	}
+	WRITE_ONCE(khugepaged_max_ptes_none, 0);
+	KUNIT_EXPECT_EQ(test, mm_rs_mthp_underused(folio), U_NR);
+	for (pg = 0; pg < U_NR; pg += U_NR - 1) {
+		for (pos = 0; pos < PAGE_SIZE; pos++) {
+			unsigned int w = pos % sizeof(long);
+			char *k;
+
+			/* The last page: the ends of each word, every byte near the page's ends. */
+			if (pg && pos >= 2 * sizeof(long) && pos < PAGE_SIZE - 2 * sizeof(long) &&
+			    w != 0 && w != sizeof(long) - 1)
+				continue;
+			k = kmap_local_page(folio_page(folio, pg));
+			k[pos] = (char)BIT(pos % 8);
+			kunmap_local(k);
+			got = mm_rs_mthp_underused(folio);
+			k = kmap_local_page(folio_page(folio, pg));
+			k[pos] = 0;
+			kunmap_local(k);
+			checked++;
+			if (got != U_NR - 1 && wrong++ < 8)
+				KUNIT_FAIL(test, "page %u, byte %u (%#lx): %d zero-filled, not %lu",
+					   pg, pos, BIT(pos % 8), got, U_NR - 1);
+		}
+	}
+	put_page(page);
+	KUNIT_EXPECT_EQ(test, wrong, 0);
+	kunit_info(test, "%u positions", checked);
 }
 
 /* Every page of every block written: nothing is underused, nothing split. */
@@ -859,6 +995,54 @@ static void switch_both_ways(struct kunit *test)
 }
 
 /*
+ * A real split at every mTHP order, the ends of the range included: one
+ * block of the order, mapped by one fault, with one page written (not the
+ * first), at max_ptes_none 0 (any zero-filled page is one too many). The
+ * shrinker splits it, counts the split and the other pages in the order's
+ * counters, gives those pages back, and keeps the written one with its byte.
+ */
+static void split_each_order(struct kunit *test)
+{
+	struct underused_ctx *c = test->priv;
+	struct thp_knobs k = { .tpf = c->saved.tpf };
+	int order;
+
+	WRITE_ONCE(khugepaged_max_ptes_none, 0);
+	for (order = FIRST_ORDER; order < HPAGE_PMD_ORDER; order++) {
+		unsigned long nr = 1UL << order, addr, base, split0, zero0;
+		long anon0;
+		char v = 0;
+
+		mm_rs_knobs_only(&k, order, KNOB_ALWAYS);
+		mm_rs_knobs_set(&k);
+		addr = mm_rs_map_anon(test, 2 * nr * PAGE_SIZE);
+		KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+		KUNIT_ASSERT_NE(test, addr, 0);
+		base = ALIGN(addr, nr * PAGE_SIZE);
+		anon0 = mm_rs_anon_pages(current->mm);
+		split0 = mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_SPLIT);
+		zero0 = mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_ZERO_PAGES);
+		KUNIT_ASSERT_EQ(test, put_user((char)0x5a, (char __user *)(base + PAGE_SIZE + 9)),
+				0);
+		KUNIT_ASSERT_EQ_MSG(test, mm_rs_anon_pages(current->mm) - anon0, nr,
+				    "order %d: not one folio of the order", order);
+		KUNIT_EXPECT_TRUE_MSG(test, queued(test, base), "order %d", order);
+		shrink();
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_SPLIT) - split0,
+				    1, "order %d", order);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_ZERO_PAGES) - zero0,
+				    nr - 1, "order %d", order);
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_pages(current->mm) - anon0, 1,
+				    "order %d", order);
+		KUNIT_EXPECT_FALSE_MSG(test, large_at(test, base + PAGE_SIZE), "order %d", order);
+		KUNIT_EXPECT_EQ(test, get_user(v, (char __user *)(base + PAGE_SIZE + 9)), 0);
+		KUNIT_EXPECT_EQ_MSG(test, v, (char)0x5a, "order %d", order);
+		KUNIT_ASSERT_EQ(test, vm_munmap(addr, 2 * nr * PAGE_SIZE), 0);
+	}
+}
+
+/*
  * A PMD THP keeps 6.12's verdict and counter: one page written, 511 of 512
  * zero-filled, split by thp_underused() and counted in /proc/vmstat's
  * thp_underused_split_page, not in the mTHP counters of its order.
@@ -890,9 +1074,11 @@ static void pmd_thp_keeps_6_12_verdict(struct kunit *test)
 static struct kunit_case underused_cases[] = {
 	KUNIT_CASE(verdict_each_order),
 	KUNIT_CASE(verdict_random),
+	KUNIT_CASE(verdict_random_same_as_c),
 	KUNIT_CASE(sparse_split_gives_back),
 	KUNIT_CASE(dense_not_split),
 	KUNIT_CASE(byte_anywhere_kept),
+	KUNIT_CASE(zero_filled_each_byte),
 	KUNIT_CASE(threshold_edge),
 	KUNIT_CASE(default_max_none_keeps_all),
 	KUNIT_CASE(pinned_left_alone),
@@ -905,6 +1091,7 @@ static struct kunit_case underused_cases[] = {
 	KUNIT_CASE(auto_own_verdict_at_default),
 	KUNIT_CASE(switch_both_ways),
 	KUNIT_CASE(pmd_thp_keeps_6_12_verdict),
+	KUNIT_CASE(split_each_order),
 	{}
 };
 
