@@ -17,6 +17,8 @@
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
 #include <linux/uaccess.h>
 
 #include "internal.h"
@@ -317,8 +319,8 @@ static void pte_none_orders(struct kunit *test)
 {
 	static const int extra[] = { -1, 0, 1, 3, 4, 15, 16, 31, 64, 255, 256, 511 };
 	struct anon_order_ctx *c = test->priv;
-	unsigned long orders;
-	int i, x, a, order;
+	unsigned long orders, got;
+	int i, x, a, order, kind;
 	u64 n = 0;
 
 	for (i = -1; i < (int)ARRAY_SIZE(edges); i++) {
@@ -340,18 +342,26 @@ static void pte_none_orders(struct kunit *test)
 			}
 		}
 	}
-	/* Every entry populated: no order but 0 anywhere. */
-	for (a = 0; a < PTRS_PER_PTE; a++)
-		set_pte(c->table + a, c->present);
-	for (a = 0; a < PTRS_PER_PTE; a++) {
-		unsigned long addr = FAKE_BASE + a * PAGE_SIZE;
+	/*
+	 * Every entry populated: by present pages, by swap entries (not present,
+	 * not none), or by both in turn. No order but 0 anywhere.
+	 */
+	for (kind = 0; kind < 3; kind++) {
+		for (a = 0; a < PTRS_PER_PTE; a++)
+			set_pte(c->table + a, kind == 1 || (kind == 2 && a % 2) ?
+				swp_entry_to_pte(swp_entry(0, a + 1)) : c->present);
+		for (a = 0; a < PTRS_PER_PTE; a++) {
+			unsigned long addr = FAKE_BASE + a * PAGE_SIZE;
 
-		if (!compare_pte_none(test, c, addr, ANON_ORDERS, "all populated", n++))
-			return;
-		for (order = FIRST_ORDER; order < PMD_ORDER; order++)
-			if (!compare_pte_none(test, c, addr, BIT(order), "one, all populated",
-					      n++))
+			if (!compare_pte_none(test, c, addr, ANON_ORDERS, "all populated", n++))
 				return;
+			got = mm_rs_anon_folio_pte_none_orders(c->table, addr, ANON_ORDERS);
+			KUNIT_EXPECT_EQ_MSG(test, got, 0UL, "kind %d, index %d", kind, a);
+			for (order = FIRST_ORDER; order < PMD_ORDER; order++)
+				if (!compare_pte_none(test, c, addr, BIT(order),
+						      "one, all populated", n++))
+					return;
+		}
 	}
 	/* Every subset of the orders, at a few addresses. */
 	memset(c->table, 0, PTRS_PER_PTE * sizeof(pte_t));

@@ -45,8 +45,8 @@ static void migrate_window_stub(enum mm_rs_race where, struct mm_struct *mm,
 	migrate_window.fn(migrate_window.arg);
 }
 
-int mm_rs_migrate_racing(struct kunit *test, struct folio *folio,
-			 void (*fn)(void *arg), void *arg, int *windows)
+/* Isolates @folio (taking over the caller's reference) and migrates it. */
+static int migrate_isolated(struct folio *folio, struct kunit *test)
 {
 	struct migration_target_control mtc = {
 		.nid = folio_nid(folio),
@@ -57,7 +57,6 @@ int mm_rs_migrate_racing(struct kunit *test, struct folio *folio,
 	LIST_HEAD(list);
 	int ret;
 
-	*windows = 0;
 	/* Off the per-CPU LRU batches, which hold references of their own. */
 	lru_add_drain_all();
 	if (!isolate_folio_to_list(folio, &list)) {
@@ -66,18 +65,34 @@ int mm_rs_migrate_racing(struct kunit *test, struct folio *folio,
 	}
 	/* Migration wants no reference but its own (isolation's) and the maps'. */
 	folio_put(folio);
+	if (test)
+		kunit_activate_static_stub(test, mm_rs_test_race, migrate_window_stub);
+	ret = migrate_pages(&list, alloc_migration_target, NULL, (unsigned long)&mtc,
+			    MIGRATE_SYNC, MR_SYSCALL, &succeeded);
+	if (test)
+		kunit_deactivate_static_stub(test, mm_rs_test_race);
+	if (!list_empty(&list))
+		putback_movable_pages(&list);
+	return ret ?: (succeeded ? 0 : -EAGAIN);
+}
+
+int mm_rs_migrate_racing(struct kunit *test, struct folio *folio,
+			 void (*fn)(void *arg), void *arg, int *windows)
+{
+	int ret;
+
 	migrate_window.fn = fn;
 	migrate_window.arg = arg;
 	migrate_window.calls = 0;
-	kunit_activate_static_stub(test, mm_rs_test_race, migrate_window_stub);
-	ret = migrate_pages(&list, alloc_migration_target, NULL, (unsigned long)&mtc,
-			    MIGRATE_SYNC, MR_SYSCALL, &succeeded);
-	kunit_deactivate_static_stub(test, mm_rs_test_race);
-	if (!list_empty(&list))
-		putback_movable_pages(&list);
+	ret = migrate_isolated(folio, test);
 	*windows = migrate_window.calls;
 	migrate_window.fn = NULL;
-	return ret ?: (succeeded ? 0 : -EAGAIN);
+	return ret;
+}
+
+int mm_rs_migrate_folio(struct folio *folio)
+{
+	return migrate_isolated(folio, NULL);
 }
 #endif /* CONFIG_MIGRATION */
 

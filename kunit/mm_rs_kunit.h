@@ -152,6 +152,11 @@ int mm_rs_probe_hits(struct mm_rs_probe *p);
  */
 int mm_rs_migrate_racing(struct kunit *test, struct folio *folio,
 			 void (*fn)(void *arg), void *arg, int *windows);
+/*
+ * The same migration, with no stub of its own: for a thread other than the
+ * test's, whose window the caller's own stub of mm_rs_test_race() handles.
+ */
+int mm_rs_migrate_folio(struct folio *folio);
 #endif /* CONFIG_MIGRATION */
 
 #endif /* _MM_RS_KUNIT_H */

@@ -373,7 +373,8 @@ static void pmd_lock_busy_takes_slow_path(struct kunit *test)
  * half way through the table; the task is SCHED_FIFO (dontneed_one_pass()),
  * so nothing else breaks the pass, and the schedule finds it again at once.
  * The resumed pass may not take the fast path: the table goes on the slow
- * path, once, and is freed.
+ * path, once, and is freed. (Without split PTE locks every table goes on
+ * the slow path: there the case shows only that a broken pass frees it.)
  */
 struct resched_probe {
 	struct kprobe kp;
@@ -876,19 +877,15 @@ static int racer_fault(struct racer *r)
 	return put_user(5, (char __user *)r->start);
 }
 
-static void racer_window(enum mm_rs_race where, struct mm_struct *mm,
-			 unsigned long addr);
-
 #ifdef CONFIG_MIGRATION
 /*
- * The migration's window, in the racer: start's entry is a migration entry
- * now. The zap waiting in its own window goes on (and its slow path rechecks
- * the table with this entry in it); the migration goes on once the zap is
- * over.
+ * The migration's window, in the racer (racer_window() sends it here): start's
+ * entry is a migration entry now. The zap waiting in its own window goes on
+ * (and its slow path rechecks the table with this entry in it); the
+ * migration goes on once the zap is over.
  */
-static void racer_migrate_window(void *arg)
+static void racer_migrate_window(struct racer *r)
 {
-	struct racer *r = arg;
 	unsigned long deadline = jiffies + 10 * HZ;
 	pte_t pte;
 
@@ -902,8 +899,11 @@ static void racer_migrate_window(void *arg)
 
 /*
  * The racer's fault at @r->start, then the kernel's own migration of the page
- * it mapped (mm_rs_migrate_racing(), whose window is a static stub of the test:
- * this thread runs as the test's while it migrates).
+ * it mapped (mm_rs_migrate_folio()). Its window reaches the test's stub,
+ * racer_window(), only from a thread that runs as the test's: this one does,
+ * while it migrates, and calls nothing of KUnit's itself (the stub is the
+ * test thread's to take away, which it may do while this thread is still in
+ * the window).
  */
 static int racer_fault_migrate(struct racer *r)
 {
@@ -917,13 +917,7 @@ static int racer_fault_migrate(struct racer *r)
 		return -EFAULT;
 	r->pfn = page_to_pfn(page);
 	current->kunit_test = r->test;
-	ret = mm_rs_migrate_racing(r->test, page_folio(page), racer_migrate_window, r,
-				   &r->windows);
-	/*
-	 * The migration's stub replaced the racer's and is gone with it: the
-	 * racer's again, for racer_stop() to take away (the zap is over).
-	 */
-	kunit_activate_static_stub(r->test, mm_rs_test_race, racer_window);
+	ret = mm_rs_migrate_folio(page_folio(page));
 	current->kunit_test = NULL;
 	return ret;
 }
@@ -962,6 +956,14 @@ static void racer_window(enum mm_rs_race where, struct mm_struct *mm,
 	struct racer *r = active_racer;
 	unsigned long deadline = jiffies + 10 * HZ;
 
+#ifdef CONFIG_MIGRATION
+	/* The racer's own migration (RACER_FAULT_MIGRATE), unmapped. */
+	if (r && where == MM_RS_RACE_MIGRATE_UNMAPPED && current == r->task) {
+		if (r->act == RACER_FAULT_MIGRATE && !r->windows++)
+			racer_migrate_window(r);
+		return;
+	}
+#endif
 	if (!r || where != r->where || mm != r->mm)
 		return;
 	if ((r->match && !r->match(r, addr)) || r->hits++)

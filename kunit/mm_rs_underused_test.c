@@ -193,6 +193,8 @@ static void verdict_random_same_as_c(struct kunit *test)
 	addr = mm_rs_map_anon(test, 2 * HPAGE_PMD_SIZE);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
 	base = ALIGN(addr, HPAGE_PMD_SIZE);
+	/* Direct compaction for the THP (defrag's default, madvise, asks for it). */
+	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, base, HPAGE_PMD_SIZE, MADV_HUGEPAGE), 0);
 	KUNIT_ASSERT_EQ(test, put_user((char)0, (char __user *)base), 0);
 	KUNIT_ASSERT_EQ(test, get_user_pages_fast(base, 1, FOLL_WRITE, &page), 1);
 	folio = page_folio(page);
@@ -1019,6 +1021,9 @@ static void split_each_order(struct kunit *test)
 		KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
 		KUNIT_ASSERT_NE(test, addr, 0);
 		base = ALIGN(addr, nr * PAGE_SIZE);
+		/* Direct compaction for the larger orders (defrag's default asks for it). */
+		KUNIT_ASSERT_EQ(test, do_madvise(current->mm, base, nr * PAGE_SIZE, MADV_HUGEPAGE),
+				0);
 		anon0 = mm_rs_anon_pages(current->mm);
 		split0 = mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_SPLIT);
 		zero0 = mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_ZERO_PAGES);
