@@ -1371,6 +1371,40 @@ static void detached_free_other_mm_refused(struct kunit *test)
  * locks); the first one to reach the window with its table still mapped
  * gets the fault.
  */
+/*
+ * After a MADV_DONTNEED of BREAK_TABLES tables at @base, whose racer wrote 5
+ * at the start of the first table left for the slow path (@r->start): every
+ * such table hit the window, the racer's alone stays and is counted kept,
+ * the others went, and the racer's page is the only one there.
+ */
+static void expect_refilled_table_kept(struct kunit *test, struct racer *r,
+				       unsigned long base, const struct pt_counts *c0,
+				       const struct pt_counts *c1)
+{
+	unsigned long end = base + BREAK_TABLES * PMD_SIZE;
+	struct mm_struct *mm = r->mm;
+	int i, kept = 0;
+
+	KUNIT_ASSERT_GE_MSG(test, r->hits, 1, "no table went on the slow path");
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
+	KUNIT_ASSERT_TRUE(test, IS_ALIGNED(r->start - base, PMD_SIZE));
+	KUNIT_ASSERT_TRUE(test, r->start >= base && r->start < end);
+	for (i = 0; i < BREAK_TABLES; i++) {
+		bool refilled = base + i * PMD_SIZE == r->start;
+
+		KUNIT_EXPECT_EQ_MSG(test, has_pte_table(mm, base + i * PMD_SIZE), refilled,
+				    "table %d", i);
+		kept += refilled;
+	}
+	KUNIT_EXPECT_EQ(test, kept, 1);
+	KUNIT_EXPECT_EQ(test, c1->kept - c0->kept, 1);
+	KUNIT_EXPECT_EQ(test, (c1->fast - c0->fast) + (c1->slow - c0->slow), BREAK_TABLES - 1);
+	KUNIT_EXPECT_EQ(test, count_not(r->start, PAGE_SIZE, 5), 0);
+	KUNIT_EXPECT_GE(test, mm_rs_anon_pages(mm), 1);
+	KUNIT_EXPECT_EQ(test, count_not(base, r->start - base, 0), 0);
+	KUNIT_EXPECT_EQ(test, count_not(r->start + PMD_SIZE, end - r->start - PMD_SIZE, 0), 0);
+}
+
 static bool slow_path_pending(struct racer *r, unsigned long addr)
 {
 	/* A pass that ended a table (the table ends at @addr) but left it mapped. */
@@ -1387,7 +1421,6 @@ static void slow_path_refill_keeps_table(struct kunit *test)
 	struct mm_struct *mm = current->mm;
 	struct pt_counts c0, c1;
 	struct racer r;
-	int i, kept = 0;
 
 	KUNIT_ASSERT_EQ(test, touch(base, BREAK_TABLES * PMD_SIZE, 2), 0);
 	pt_counts_get(&c0);
@@ -1402,26 +1435,7 @@ static void slow_path_refill_keeps_table(struct kunit *test)
 	kunit_info(test, "windows %d, refilled table %ld, fast %lu slow %lu kept %lu",
 		   r.hits, (long)(r.start - base) / (long)PMD_SIZE, c1.fast - c0.fast,
 		   c1.slow - c0.slow, c1.kept - c0.kept);
-	KUNIT_ASSERT_GE_MSG(test, r.hits, 1, "no table went on the slow path");
-	KUNIT_EXPECT_EQ(test, r.ret, 0);
-	KUNIT_ASSERT_TRUE(test, IS_ALIGNED(r.start - base, PMD_SIZE));
-	KUNIT_ASSERT_TRUE(test, r.start >= base && r.start < base + BREAK_TABLES * PMD_SIZE);
-	for (i = 0; i < BREAK_TABLES; i++) {
-		bool refilled = base + i * PMD_SIZE == r.start;
-
-		KUNIT_EXPECT_EQ_MSG(test, has_pte_table(mm, base + i * PMD_SIZE), refilled,
-				    "table %d", i);
-		kept += refilled;
-	}
-	KUNIT_EXPECT_EQ(test, kept, 1);
-	KUNIT_EXPECT_EQ(test, c1.kept - c0.kept, 1);
-	KUNIT_EXPECT_EQ(test, (c1.fast - c0.fast) + (c1.slow - c0.slow), BREAK_TABLES - 1);
-	/* The racer's page is there; nothing else is. */
-	KUNIT_EXPECT_EQ(test, count_not(r.start, PAGE_SIZE, 5), 0);
-	KUNIT_EXPECT_GE(test, mm_rs_anon_pages(mm), 1);
-	KUNIT_EXPECT_EQ(test, count_not(base, r.start - base, 0), 0);
-	KUNIT_EXPECT_EQ(test, count_not(r.start + PMD_SIZE,
-					base + BREAK_TABLES * PMD_SIZE - r.start - PMD_SIZE, 0), 0);
+	expect_refilled_table_kept(test, &r, base, &c0, &c1);
 }
 
 /*
@@ -1441,7 +1455,6 @@ static void slow_path_migration_entry_keeps_table(struct kunit *test)
 	struct pt_counts c0, c1;
 	struct page *page;
 	struct racer r;
-	int i, kept = 0;
 
 	if (!IS_ENABLED(CONFIG_MIGRATION)) {
 		KUNIT_FAIL(test, "the kunitconfig must enable MIGRATION");
@@ -1462,32 +1475,14 @@ static void slow_path_migration_entry_keeps_table(struct kunit *test)
 	kunit_info(test, "windows %d, refilled table %ld, migration windows %d, fast %lu slow %lu kept %lu",
 		   r.hits, (long)(r.start - base) / (long)PMD_SIZE, r.windows,
 		   c1.fast - c0.fast, c1.slow - c0.slow, c1.kept - c0.kept);
-	KUNIT_ASSERT_GE_MSG(test, r.hits, 1, "no table went on the slow path");
-	KUNIT_EXPECT_EQ(test, r.ret, 0);
 	KUNIT_ASSERT_EQ(test, r.windows, 1);
 	KUNIT_EXPECT_TRUE_MSG(test, r.migrating, "no migration entry in the window");
 	KUNIT_EXPECT_FALSE_MSG(test, r.held_late, "the zap was not over in 10 s");
-	KUNIT_ASSERT_TRUE(test, IS_ALIGNED(r.start - base, PMD_SIZE));
-	KUNIT_ASSERT_TRUE(test, r.start >= base && r.start < base + BREAK_TABLES * PMD_SIZE);
-	for (i = 0; i < BREAK_TABLES; i++) {
-		bool refilled = base + i * PMD_SIZE == r.start;
-
-		KUNIT_EXPECT_EQ_MSG(test, has_pte_table(mm, base + i * PMD_SIZE), refilled,
-				    "table %d", i);
-		kept += refilled;
-	}
-	KUNIT_EXPECT_EQ(test, kept, 1);
-	KUNIT_EXPECT_EQ(test, c1.kept - c0.kept, 1);
-	KUNIT_EXPECT_EQ(test, (c1.fast - c0.fast) + (c1.slow - c0.slow), BREAK_TABLES - 1);
-	/* The migration put the page back, moved, with the racer's byte; nothing else is there. */
-	KUNIT_EXPECT_EQ(test, count_not(r.start, PAGE_SIZE, 5), 0);
-	KUNIT_EXPECT_GE(test, mm_rs_anon_pages(mm), 1);
+	/* The migration put the page back, with the racer's byte, moved. */
+	expect_refilled_table_kept(test, &r, base, &c0, &c1);
 	KUNIT_ASSERT_EQ(test, get_user_pages_fast(r.start, 1, 0, &page), 1);
 	KUNIT_EXPECT_NE_MSG(test, page_to_pfn(page), r.pfn, "the page did not move");
 	put_page(page);
-	KUNIT_EXPECT_EQ(test, count_not(base, r.start - base, 0), 0);
-	KUNIT_EXPECT_EQ(test, count_not(r.start + PMD_SIZE,
-					base + BREAK_TABLES * PMD_SIZE - r.start - PMD_SIZE, 0), 0);
 }
 
 /*
