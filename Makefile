@@ -237,7 +237,7 @@ test: prepare
 
 check-full: prepare
 	@seed=$$(date +%s); echo "check-full: KUnit sweeps from mm_rs_kunit.seed=$$seed (make kunit SEED=$$seed replays them)"; \
-		$(MAKE) --no-print-directory kunit ARCH=x86_64 SEED=$$seed
+		$(MAKE) --no-print-directory kunit ARCH=all SEED=$$seed
 	@$(MAKE) --no-print-directory kunit-debug ARCH=all
 	@$(MAKE) --no-print-directory kunit-off ARCH=all
 	@$(MAKE) --no-print-directory kunit-nosplit ARCH=all
