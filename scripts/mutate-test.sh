@@ -375,6 +375,26 @@ grep -q "^- x86_64: full run of 2020-01-01T00:00:00Z to 20[0-9-]*T[0-9:]*Z at ${
 	! grep -q 'a full run in sittings, begun' "$md" ||
 	fail "docs/mutations.md after two sittings: $(grep -n 'x86_64' "$md" | head -n 3)"
 pristine "two sittings"
+# some mutations run again over that record (make mutate MUTATIONS=...,
+# STALE=1): the record stays the run in sittings, its sittings, dates and
+# inputs kept (a merge once kept five of its keys and dropped these), and
+# the report still says so
+mutate x86_64 kill-me
+python3 - "$R/docs/mutations/mutate-x86_64.json" "$first" <<'EOP' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kind"] == "full" and d["commit"] == sys.argv[2], (d["kind"], d["commit"])
+assert [s["verdicts"] for s in d.get("sittings", [])] == [1, 6], d.get("sittings")
+assert d["date"] == "2020-01-01T00:00:00Z", d["date"]
+assert d.get("finished") and d["finished"] < d["updated"][0], (d.get("finished"), d.get("updated"))
+assert d.get("inputs") == "every file outside docs/", d.get("inputs")
+assert len(d["updated"]) == 1, d["updated"]
+EOP
+	fail "a subset run over the record of two sittings: exit $mrc, $(head -c 600 "$R/docs/mutations/mutate-x86_64.json")"
+python3 "$R/scripts/mutations-report.py" >/dev/null
+grep -q "^- x86_64: full run of 2020-01-01T00:00:00Z to 20[0-9-]*T[0-9:]*Z at ${first:0:12}, .*, in 2 sittings at ${first:0:12}, [0-9a-f]\{12\} (every file outside docs/ as at ${first:0:12}), some mutations run again on 20" "$md" ||
+	fail "docs/mutations.md after a subset run over two sittings: $(grep -n 'x86_64' "$md" | head -n 3)"
+pristine "a subset run over two sittings"
 # every verdict kept but the record not written (a sitting cut short as it
 # ended): the next writes it, with no KUnit run and no sitting of its own
 python3 - "$R/docs/mutations/mutate-x86_64.json" "$prog" <<'EOP'

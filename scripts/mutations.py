@@ -479,11 +479,12 @@ def record(args):
     doc = {"arch": arch, "flavour": flavour, "kind": kind, "date": now, "commit": commit,
            "dirty": dirty, "baseline": base, "counts": counts, "mutations": rows}
     if old:
-        # Some mutations run again: the run stays the one recorded, with
+        # Some mutations run again: the run stays the one recorded (a full
+        # run in sittings keeps its sittings, inputs and "finished"), with
         # the date of each update (each record has its own date and commit).
-        for k in ("kind", "date", "commit", "dirty", "baseline"):
-            doc[k] = old.get(k, doc[k])
-        doc["updated"] = old.get("updated", []) + [now]
+        # Only the counts and the verdicts are this merge's.
+        doc = {**old, "counts": counts, "mutations": rows,
+               "updated": old.get("updated", []) + [now]}
     tmp = out + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=1)
