@@ -53,8 +53,15 @@ case "$flavour" in prod|prod-debug) args+=":require" ;; esac
 # refuses a bad value; a few seconds), then the userfaultfd hand-off with a
 # real context on every fault path (userspace/uffdmissing.c). The flavours
 # without mm-rs have no switches to flip, and skip both. make test boots no
-# test kernel, so this is where it runs the demo.
-case "$flavour" in *off) ;; *) args="demo,uffdmissing,$args" ;; esac
+# test kernel, so this is where it runs the demo. The prod kernels, which
+# have swap (zram), also run ksmswap (userspace/ksmswap.c: KSM unmerge over
+# a table of real swap entries, C against Rust; the KUnit kernels have no
+# swap device), before the stress load, on a quiet machine.
+case "$flavour" in
+prod|prod-debug) args="demo,uffdmissing,ksmswap,$args" ;;
+*off) ;;
+*) args="demo,uffdmissing,$args" ;;
+esac
 . "$REPO/scripts/numa.sh"
 mm_rs_numa 4 "$mem"
 numa=("${MMRS_NUMA_ARGS[@]}")
