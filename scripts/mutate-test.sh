@@ -378,7 +378,18 @@ pristine "two sittings"
 # some mutations run again over that record (make mutate MUTATIONS=...,
 # STALE=1): the record stays the run in sittings, its sittings, dates and
 # inputs kept (a merge once kept five of its keys and dropped these), and
-# the report still says so
+# the report still says so; kill-me recorded as survived first, so that
+# the merge must count its new verdict
+python3 - "$R/docs/mutations/mutate-x86_64.json" <<'EOP'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["mutations"]:
+    if m["name"] == "kill-me":
+        m["verdict"] = "survived"
+d["counts"]["killed"] -= 1
+d["counts"]["survived"] += 1
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+EOP
 mutate x86_64 kill-me
 python3 - "$R/docs/mutations/mutate-x86_64.json" "$first" <<'EOP' ||
 import json, sys
@@ -389,6 +400,11 @@ assert d["date"] == "2020-01-01T00:00:00Z", d["date"]
 assert d.get("finished") and d["finished"] < d["updated"][0], (d.get("finished"), d.get("updated"))
 assert d.get("inputs") == "every file outside docs/", d.get("inputs")
 assert len(d["updated"]) == 1, d["updated"]
+# the counts are the merged verdicts' (kill-me's old verdict replaced)
+tally = {}
+for m in d["mutations"]:
+    tally[m["verdict"]] = tally.get(m["verdict"], 0) + 1
+assert {k: v for k, v in d["counts"].items() if v} == tally, (d["counts"], tally)
 EOP
 	fail "a subset run over the record of two sittings: exit $mrc, $(head -c 600 "$R/docs/mutations/mutate-x86_64.json")"
 python3 "$R/scripts/mutations-report.py" >/dev/null
