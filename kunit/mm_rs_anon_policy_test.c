@@ -9,10 +9,15 @@
 
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
 #include <linux/mm_rs.h>
 #include <linux/mman.h>
+#include <linux/mmzone.h>
+#include <linux/mount.h>
 #include <linux/prandom.h>
 #include <linux/sched/mm.h>
 #include <linux/sizes.h>
@@ -1004,6 +1009,267 @@ static void auto_fault_in_started_block(struct kunit *test)
 	KUNIT_EXPECT_GE(test, in_max * 10, clean * block / PAGE_SIZE * 9);
 }
 
+/*
+ * Real fragmentation, for auto_fragmented_real(): every free block of two
+ * pages or more is taken (order-1 allocations, unmovable, neither reclaim
+ * nor kswapd), and one page of each is given back at once. Free memory is
+ * then single pages whose buddies are held, so no allocation of an mTHP
+ * order can succeed, and compaction cannot undo it (the pages held are not
+ * movable). Half of free memory stays free: the order-0 faults still have
+ * their pages.
+ */
+struct frag_hold {
+	struct list_head pages;
+	unsigned long nr;
+	char proactiveness[16];	/* vm.compaction_proactiveness before */
+};
+
+/*
+ * Reads /proc/sys/vm/@name into @old (if not NULL), then writes @val, through
+ * a kernel mount of procfs (KUnit runs before userspace mounts one).
+ */
+static int vm_sysctl(const char *name, char *old, size_t size, const char *val)
+{
+	struct file_system_type *type = get_fs_type("proc");
+	struct vfsmount *mnt;
+	struct file *f;
+	char path[64];
+	loff_t pos = 0;
+	ssize_t n = 0;
+
+	if (!type)
+		return -ENODEV;
+	mnt = vfs_kern_mount(type, 0, "proc", NULL);
+	put_filesystem(type);
+	if (IS_ERR(mnt))
+		return PTR_ERR(mnt);
+	snprintf(path, sizeof(path), "sys/vm/%s", name);
+	f = file_open_root_mnt(mnt, path, O_RDWR, 0);
+	if (IS_ERR(f)) {
+		mntput(mnt);
+		return PTR_ERR(f);
+	}
+	if (old) {
+		n = kernel_read(f, old, size - 1, &pos);
+		old[n > 0 ? n : 0] = '\0';
+		strim(old);
+		pos = 0;
+	}
+	if (n >= 0)
+		n = kernel_write(f, val, strlen(val), &pos);
+	fput(f);
+	mntput(mnt);
+	return n < 0 ? n : 0;
+}
+
+static void frag_release(void *data)
+{
+	struct frag_hold *h = data;
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, &h->pages, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	h->nr = 0;
+#ifdef CONFIG_COMPACTION
+	WARN_ON(vm_sysctl("compaction_proactiveness", NULL, 0, h->proactiveness));
+#endif
+}
+
+/* Holds @page, of @order, split into pages. */
+static void frag_hold_pages(struct frag_hold *h, struct page *page, unsigned int order)
+{
+	unsigned long i;
+
+	split_page(page, order);
+	for (i = 0; i < 1UL << order; i++)
+		list_add(&page[i].lru, &h->pages);
+	h->nr += 1UL << order;
+}
+
+/*
+ * Takes every free block of two pages or more, and then every block an
+ * anonymous mTHP fault could still be given (its own gfp mask, movable: a
+ * free block of the smallest mTHP order that an unmovable allocation cannot
+ * take), in passes: between two, the per-CPU lists are drained, and what was
+ * freed meanwhile is taken too. Returns the passes it took: the last took
+ * nothing an mTHP fault could have had. 0 if 8 were not enough.
+ */
+static int frag_take(struct frag_hold *h)
+{
+	const gfp_t gfp = (GFP_KERNEL & ~__GFP_RECLAIM) | __GFP_NOWARN | __GFP_NOMEMALLOC;
+	const gfp_t thp = GFP_TRANSHUGE_LIGHT & ~__GFP_COMP;
+	struct page *page;
+	unsigned long mthp;
+	int pass;
+
+	for (pass = 1; pass <= 8; pass++) {
+		drain_all_pages(NULL);
+		while ((page = alloc_pages(gfp, 1))) {
+			frag_hold_pages(h, page, 1);
+			/* one page of each back, its buddy held */
+			list_del(&page[1].lru);
+			__free_page(page + 1);
+			h->nr--;
+		}
+		drain_all_pages(NULL);
+		for (mthp = 0; (page = alloc_pages(thp, FIRST_ORDER)); mthp++)
+			frag_hold_pages(h, page, FIRST_ORDER);
+		if (!mthp)
+			return pass;
+	}
+	return 0;
+}
+
+/* Free blocks of @order or more in the buddy lists of every zone. */
+static unsigned long frag_free_blocks(unsigned int order)
+{
+	unsigned long n = 0;
+	struct zone *zone;
+	unsigned int o;
+
+	for_each_populated_zone(zone) {
+		for (o = order; o < NR_PAGE_ORDERS; o++) {
+			/* read without zone->lock: a figure for the log only */
+			n += data_race(zone->free_area[o].nr_free);
+		}
+	}
+	return n;
+}
+
+/* Failed mTHP allocation attempts of the anonymous faults, every order. */
+static unsigned long fallbacks_all(void)
+{
+	unsigned long n = 0;
+	int order;
+
+	for (order = FIRST_ORDER; order < PMD_ORDER; order++)
+		n += mm_rs_sum_mthp(order, MTHP_STAT_ANON_FAULT_FALLBACK);
+	return n;
+}
+
+/* Direct compactions (/proc/vmstat's compact_stall); 0 without CONFIG_COMPACTION. */
+static unsigned long compact_stalls(void)
+{
+#ifdef CONFIG_COMPACTION
+	return mm_rs_vm_event(COMPACTSTALL);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * auto on real faults in really fragmented memory (frag_take(): no free
+ * block of any mTHP order; nothing injected, the allocator itself fails).
+ * The mthp policy with the largest order always pays a failed allocation
+ * at every block of a dense 4 MiB. auto pays each order's threshold and
+ * then one try per backoff of the smallest (which holds the larger back),
+ * gives every mTHP order up, and maps the pages at order 0, each byte
+ * written kept. Neither stalls in compaction: THP's defrag is "madvise"
+ * and the areas are not madvised, so their mTHP allocations ask with the
+ * VMA's THP gfp mask, which neither reclaims nor compacts. Once the memory
+ * is given back, auto finds its largest order again within the backoff: a
+ * dense 8 MiB is mostly in it.
+ */
+static void auto_fragmented_real(struct kunit *test)
+{
+	const unsigned int max = mm_rs_anon_auto_max_order_test(ARCH_PTE_ORDER, false);
+	const unsigned long block = PAGE_SIZE << max, len = SZ_4M;
+	const unsigned long nr_orders = max - FIRST_ORDER + 1;
+	struct policy_ctx *c = test->priv;
+	struct thp_knobs k = { .tpf = c->saved.tpf, .always = BIT(max) };
+	unsigned long mthp_base, auto_base, after_base, a, f0, tries, large, stalls;
+	struct frag_hold *h;
+	unsigned int order;
+	int node, passes;
+	char v;
+
+	KUNIT_ASSERT_GE(test, max, FIRST_ORDER + 1);
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	INIT_LIST_HEAD(&h->pages);
+	mm_rs_paths_all(true);
+	fail_op(0, FAIL_FORGET, 0);
+	knobs_global(test, GLOBAL_MADVISE);
+	/* The VMAs first: nothing of theirs is allocated while fragmented. */
+	mthp_base = aligned_area(test, len, block);
+	auto_base = aligned_area(test, len, block);
+	after_base = aligned_area(test, SZ_8M, block);
+
+	/*
+	 * Proactive compaction off while fragmented, as frag.c has it: kcompactd
+	 * would otherwise move the movable pages that were there before into
+	 * the holes, and free blocks of their places. Put back, and the memory
+	 * released, by the action if an assertion ends the test early.
+	 */
+#ifdef CONFIG_COMPACTION
+	KUNIT_ASSERT_EQ(test, vm_sysctl("compaction_proactiveness", h->proactiveness,
+					sizeof(h->proactiveness), "0"), 0);
+#endif
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, frag_release, h), 0);
+	/*
+	 * What the faults below meet is judged by what they get: a pass or
+	 * two, where nothing else frees blocks meanwhile (0: more than 8).
+	 */
+	passes = frag_take(h);
+	kunit_info(test, "fragmented in %d passes: %lu pages held; %lu free blocks of order %d or more",
+		   passes, h->nr, frag_free_blocks(FIRST_ORDER), FIRST_ORDER);
+	/* Fragmented for real: a fair share of memory, no zone with an mTHP block to give. */
+	KUNIT_ASSERT_GE(test, h->nr, (unsigned long)(SZ_64M >> PAGE_SHIFT));
+
+	stalls = compact_stalls();
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("mthp"), 0);
+	mm_rs_knobs_set(&k);
+	f0 = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK);
+	KUNIT_ASSERT_EQ(test, touch_every(mthp_base, len, PAGE_SIZE), 0);
+	tries = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK) - f0;
+	kunit_info(test, "mthp, order %u always: %lu failed of %lu blocks", max, tries,
+		   len / block);
+	KUNIT_EXPECT_EQ(test, tries, len / block);
+	mm_rs_knobs_set(&c->saved);
+	knobs_global(test, GLOBAL_MADVISE);
+
+	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("auto"), 0);
+	node = numa_node_id();
+	f0 = fallbacks_all();
+	for (a = auto_base; a < auto_base + len; a += PAGE_SIZE)
+		KUNIT_ASSERT_EQ(test, put_user((char)(a >> PAGE_SHIFT), (char __user *)a), 0);
+	tries = fallbacks_all() - f0;
+	large = len / PAGE_SIZE - pages_in_order(auto_base, len, 0);
+	kunit_info(test, "auto: %lu failed in %lu faults, %lu pages in large folios", tries,
+		   len / PAGE_SIZE, large);
+	/*
+	 * Each order's threshold (4), then one try per backoff of the
+	 * smallest: 16, 32, 64, ... faults, so at most 6 in 1024 faults.
+	 */
+	KUNIT_EXPECT_GE(test, tries, 4);
+	KUNIT_EXPECT_LE(test, tries, nr_orders * 4 + 6);
+	KUNIT_EXPECT_EQ(test, large, 0UL);
+	for (order = FIRST_ORDER; order <= max; order++)
+		KUNIT_EXPECT_NE_MSG(test, fail_op(node, FAIL_BITS, order), 0U,
+				    "order %u not given up", order);
+	KUNIT_EXPECT_EQ_MSG(test, compact_stalls() - stalls, 0UL,
+			    "mTHP faults stalled in compaction");
+	for (a = auto_base; a < auto_base + len; a += PAGE_SIZE) {
+		KUNIT_ASSERT_EQ(test, get_user(v, (char __user *)a), 0);
+		if (v != (char)(a >> PAGE_SHIFT)) {
+			KUNIT_FAIL(test, "page %lu lost its byte", (a - auto_base) / PAGE_SIZE);
+			break;
+		}
+	}
+
+	/* The memory given back: the largest order again, within the backoff. */
+	kunit_release_action(test, frag_release, h);
+	drain_all_pages(NULL);
+	KUNIT_ASSERT_EQ(test, touch_every(after_base, SZ_8M, PAGE_SIZE), 0);
+	large = pages_in_order(after_base, SZ_8M, max);
+	kunit_info(test, "given back: %lu of %d pages in order %u", large,
+		   SZ_8M >> PAGE_SHIFT, max);
+	KUNIT_EXPECT_GE(test, large * 2, SZ_8M >> PAGE_SHIFT);
+	fail_op(0, FAIL_FORGET, 0);
+}
+
 static void auto_events_get(struct auto_events *e)
 {
 	e->probe = mm_rs_vm_event(MM_RS_ANON_AUTO_PROBE);
@@ -1137,6 +1403,7 @@ static struct kunit_case anon_policy_cases[] = {
 	KUNIT_CASE(auto_fail_memory_table),
 	KUNIT_CASE(auto_fail_real_faults),
 	KUNIT_CASE(auto_fault_in_started_block),
+	KUNIT_CASE(auto_fragmented_real),
 	KUNIT_CASE(mthp_ignores_hint),
 	KUNIT_CASE(auto_events_real_faults),
 	{}

@@ -1281,31 +1281,58 @@ static const enum unmerge_path ksm_paths[] = {
 
 #define KSM_NR	(ARRAY_SIZE(same_at) + ARRAY_SIZE(unique_at))
 
-/* ksmd merges the identical pages of the real-KSM layouts at @base[0..@np). */
-static void ksmd_merge(struct kunit *test, const unsigned long *base, unsigned int np)
+/*
+ * Runs ksmd (1000 pages every millisecond) until @merged says its pages are
+ * merged, for 10 s at most, then stops it and puts its knobs back.
+ */
+static void ksmd_run_until(struct kunit *test, bool (*merged)(void *), void *arg)
 {
-	u8 want[KSM_NR], got[KSM_NR];
 	char run[8], scan[16], sleep[16];
-	unsigned int p, tries, merged = 0;
+	unsigned int tries;
+	bool done = false;
 
-	memset(want, K_ANON_WRITE, KSM_NR);
-	memset(want, K_KSM, ARRAY_SIZE(same_at));
 	KUNIT_ASSERT_EQ(test, ksm_sysfs("sleep_millisecs", sleep, sizeof(sleep), "1"), 0);
 	KUNIT_ASSERT_EQ(test, ksm_sysfs("pages_to_scan", scan, sizeof(scan), "1000"), 0);
 	KUNIT_ASSERT_EQ(test, ksm_sysfs("run", run, sizeof(run), "1"), 0);
-	for (tries = 0; tries < 500 && merged < np; tries++) {
-		for (p = 0, merged = 0; p < np; p++) {
-			ksm_kinds(base[p], got);
-			merged += !memcmp(got, want, KSM_NR);
-		}
-		if (merged < np)
+	for (tries = 0; tries < 500 && !done; tries++) {
+		done = merged(arg);
+		if (!done)
 			msleep(20);
 	}
 	KUNIT_EXPECT_EQ(test, ksm_sysfs("run", NULL, 0, "0"), 0);
 	KUNIT_EXPECT_EQ(test, ksm_sysfs("pages_to_scan", NULL, 0, scan), 0);
 	KUNIT_EXPECT_EQ(test, ksm_sysfs("sleep_millisecs", NULL, 0, sleep), 0);
 	KUNIT_ASSERT_EQ(test, strcmp(run, "0"), 0);
-	KUNIT_ASSERT_EQ_MSG(test, merged, np, "ksmd did not merge the layouts in 10 s");
+	KUNIT_ASSERT_TRUE_MSG(test, done, "ksmd did not merge the layouts in 10 s");
+}
+
+struct fixed_layouts {
+	const unsigned long *base;
+	unsigned int np;
+};
+
+static bool fixed_layouts_merged(void *arg)
+{
+	const struct fixed_layouts *f = arg;
+	u8 want[KSM_NR], got[KSM_NR];
+	unsigned int p;
+
+	memset(want, K_ANON_WRITE, KSM_NR);
+	memset(want, K_KSM, ARRAY_SIZE(same_at));
+	for (p = 0; p < f->np; p++) {
+		ksm_kinds(f->base[p], got);
+		if (memcmp(got, want, KSM_NR))
+			return false;
+	}
+	return true;
+}
+
+/* ksmd merges the identical pages of the real-KSM layouts at @base[0..@np). */
+static void ksmd_merge(struct kunit *test, const unsigned long *base, unsigned int np)
+{
+	struct fixed_layouts f = { .base = base, .np = np };
+
+	ksmd_run_until(test, fixed_layouts_merged, &f);
 }
 
 /*
@@ -1351,6 +1378,176 @@ static void unmerge_ksm_pages_same_as_c(struct kunit *test)
 			KUNIT_EXPECT_EQ_MSG(test, v, KSM_FILL, "path %u", p);
 		}
 	}
+}
+
+/*
+ * The random sweep once more, with real KSM pages: each layout of
+ * random_layout() (or edge_layout()) with its KSM zero pages made pages that
+ * ksmd merges (KSM_FILL throughout, identical to each other), built twice at
+ * once, and merged by ksmd before C unmerges one copy and Rust the other.
+ * Such layouts have no THP (ksmd would split one to merge its zero-filled
+ * pages), and their anonymous pages are unique (their address at offset
+ * 8), so that ksmd merges exactly the pages meant to be KSM pages.
+ */
+#define RANDOM_KSM_LAYOUTS	8
+
+struct random_ksm_set {
+	struct random_layout l[RANDOM_KSM_LAYOUTS];
+	unsigned long base[RANDOM_KSM_LAYOUTS][2];	/* C's copy, Rust's */
+	u8 kinds[K_PAGES];				/* random_ksm_merged()'s */
+};
+
+/* The kind a page of @l has once ksmd has merged it. */
+static u8 random_ksm_kind(const struct random_layout *l, unsigned int i)
+{
+	switch (l->page[i]) {
+	case R_KSM_ZERO:
+		return K_KSM;
+	case R_ANON:
+		return K_ANON_WRITE;
+	case R_ZERO:
+		return K_ZERO;
+	default:
+		return K_NONE;
+	}
+}
+
+static void build_random_ksm(struct kunit *test, unsigned long base, const struct random_layout *l)
+{
+	struct mm_struct *mm;
+	unsigned int p, i;
+	u8 v;
+
+	map_at(test, base, K_LEN);
+	mm = current->mm;
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, K_LEN, MADV_MERGEABLE), 0);
+	for (p = 0; p < K_PMDS; p++) {
+		unsigned long start = base + p * PMD_SIZE;
+
+		if (l->pmd[p] != R_TABLE && l->pmd[p] != R_EMPTY_TABLE)
+			continue;
+		KUNIT_ASSERT_EQ(test, write_byte(start, 1), 0);
+		KUNIT_ASSERT_EQ(test, do_madvise(mm, start, PAGE_SIZE, MADV_DONTNEED), 0);
+	}
+	for (i = 0; i < K_PAGES; i++) {
+		unsigned long addr = base + i * PAGE_SIZE;
+
+		switch (l->page[i]) {
+		case R_ANON:
+			KUNIT_ASSERT_EQ(test, write_byte(addr, random_data(i)), 0);
+			KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)(addr + 8), &addr,
+							   sizeof(addr)), 0);
+			break;
+		case R_ZERO:
+			KUNIT_ASSERT_EQ(test, read_byte(addr, &v), 0);
+			break;
+		case R_KSM_ZERO:
+			KUNIT_ASSERT_EQ(test, fill_page(addr, KSM_FILL), 0);
+			break;
+		}
+	}
+}
+
+/* Every copy of every layout of @arg as random_ksm_kind() says. */
+static bool random_ksm_merged(void *arg)
+{
+	struct random_ksm_set *set = arg;
+	struct mm_struct *mm = current->mm;
+	u8 *kinds = set->kinds;
+	unsigned int n, copy, i;
+	bool ok = true;
+
+	for (n = 0; n < RANDOM_KSM_LAYOUTS && ok; n++)
+		for (copy = 0; copy < 2 && ok; copy++) {
+			mmap_read_lock(mm);
+			ok = read_kinds(vma_lookup(mm, set->base[n][copy]), set->base[n][copy],
+					kinds);
+			mmap_read_unlock(mm);
+			for (i = 0; i < K_PAGES && ok; i++)
+				ok = kinds[i] == random_ksm_kind(&set->l[n], i);
+		}
+	return ok;
+}
+
+/*
+ * Seeded random layouts of real KSM pages, merged by ksmd, unmerged by
+ * 6.12's C loop and by Rust: the same return, unshare faults, page tables,
+ * contents and counters, case by case; and what 6.12 promises, on C's: every
+ * KSM page (or every one before the signal) an exclusive copy of its
+ * contents, the rest as it was.
+ */
+static void unmerge_random_ksm_pages_same_as_c(struct kunit *test)
+{
+	struct random_ksm_set *set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	struct random_result *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	struct random_result *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
+	struct mm_rs_probe *probe = mm_rs_probe(test, "mm_rs_unmerge_ksm_pages");
+	unsigned int n, i, p, signalled = 0, ksm = 0;
+	struct rnd_state rs;
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	KUNIT_ASSERT_NOT_NULL(test, rr);
+	prandom_seed_state(&rs, mm_rs_kunit_seed(test, 0x6b736d50));
+	for (n = 0; n < RANDOM_KSM_LAYOUTS; n++) {
+		struct random_layout *l = &set->l[n];
+
+		/* every fourth an edge, at the end of the range or before holes */
+		if (n % 4 == 3)
+			edge_layout(&rs, l, n % 8 == 7);
+		else
+			random_layout(&rs, l);
+		for (p = 0; p < K_PMDS; p++)
+			if (l->pmd[p] == R_THP)
+				l->pmd[p] = R_NO_TABLE;
+		/* PUD_SIZE - 2 PMD aligned, as build_random()'s, 2 PUD_SIZE apart */
+		for (i = 0; i < 2; i++) {
+			set->base[n][i] = (8 + 2 * (2 * n + i)) * PUD_SIZE - 2 * PMD_SIZE;
+			build_random_ksm(test, set->base[n][i], l);
+		}
+		ksm += l->nr_ksm;
+	}
+	ksmd_run_until(test, random_ksm_merged, set);
+
+	for (n = 0; n < RANDOM_KSM_LAYOUTS; n++) {
+		const struct random_layout *l = &set->l[n];
+		unsigned int left = 0;
+
+		memset(rc, 0, sizeof(*rc));
+		memset(rr, 0, sizeof(*rr));
+		unmerge_random(test, set->base[n][0], l, false, probe, rc);
+		unmerge_random(test, set->base[n][1], l, true, probe, rr);
+		KUNIT_EXPECT_EQ_MSG(test, rc->rust_calls, 0, "layout %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, rr->rust_calls, rr->anon_vma, "layout %u", n);
+		rr->rust_calls = rc->rust_calls;
+		if (memcmp(rr, rc, sizeof(*rr)))
+			expect_random_same(test, n, l, rc, rr);
+		/* 6.12's promise, on C's result */
+		for (i = 0; i < K_PAGES; i++)
+			left += rc->kinds[i] == K_KSM;
+		KUNIT_EXPECT_EQ_MSG(test, rc->ret, random_expected_ret(l), "layout %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, rc->unshare_faults,
+				    l->signal_after ?: l->nr_ksm, "layout %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, left, l->nr_ksm - (l->signal_after ?: l->nr_ksm),
+				    "layout %u", n);
+		/* a KSM page counts in MM_ANONPAGES, as its copy does */
+		KUNIT_EXPECT_EQ_MSG(test, rc->anon, 0, "layout %u", n);
+		KUNIT_EXPECT_EQ_MSG(test, rc->unlocked_faults, 0, "layout %u", n);
+		for (i = 0; i < K_PAGES; i++) {
+			u8 want = l->page[i] == R_KSM_ZERO ? KSM_FILL :
+				  l->page[i] == R_ANON ? random_data(i) : 0;
+
+			if (l->page[i] != R_NONE)
+				KUNIT_EXPECT_EQ_MSG(test, rc->data[i], want,
+						    "layout %u page %u", n, i);
+			if (l->page[i] == R_KSM_ZERO && rc->kinds[i] != K_KSM)
+				KUNIT_EXPECT_EQ_MSG(test, rc->kinds[i], K_ANON,
+						    "layout %u page %u", n, i);
+		}
+		signalled += !!l->signal_after;
+	}
+	kunit_info(test, "%u layouts, %u KSM pages merged by ksmd, %u with a signal mid-unmerge",
+		   RANDOM_KSM_LAYOUTS, ksm, signalled);
 }
 
 #ifdef CONFIG_MIGRATION
@@ -1902,6 +2099,7 @@ static struct kunit_case ksm_cases[] = {
 	KUNIT_CASE(unmerge_leaves_markers),
 	KUNIT_CASE(unmerge_same_as_c),
 	KUNIT_CASE(unmerge_ksm_pages_same_as_c),
+	KUNIT_CASE(unmerge_random_ksm_pages_same_as_c),
 #ifdef CONFIG_MIGRATION
 	KUNIT_CASE(unmerge_under_migration),
 #endif
