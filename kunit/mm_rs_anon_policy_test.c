@@ -18,6 +18,7 @@
 #include <linux/mman.h>
 #include <linux/mmzone.h>
 #include <linux/mount.h>
+#include <linux/oom.h>
 #include <linux/prandom.h>
 #include <linux/sched/mm.h>
 #include <linux/sizes.h>
@@ -1019,8 +1020,11 @@ static void auto_fault_in_started_block(struct kunit *test)
  * their pages.
  */
 struct frag_hold {
+	spinlock_t lock;	/* guards pages, nr and oom: the OOM notifier frees them */
 	struct list_head pages;
 	unsigned long nr;
+	bool oom;		/* the OOM notifier gave the pages back */
+	struct notifier_block oom_nb;
 	char proactiveness[16];	/* vm.compaction_proactiveness before */
 };
 
@@ -1062,9 +1066,10 @@ static int vm_sysctl(const char *name, char *old, size_t size, const char *val)
 	return n < 0 ? n : 0;
 }
 
-static void frag_release(void *data)
+/* Frees every page held; h->lock held. Returns how many. */
+static unsigned long frag_free_held(struct frag_hold *h)
 {
-	struct frag_hold *h = data;
+	unsigned long n = h->nr;
 	struct page *page, *next;
 
 	list_for_each_entry_safe(page, next, &h->pages, lru) {
@@ -1072,20 +1077,54 @@ static void frag_release(void *data)
 		__free_page(page);
 	}
 	h->nr = 0;
+	return n;
+}
+
+/*
+ * While memory is fragmented, an order-1 to 3 GFP_KERNEL allocation of any
+ * other kernel user (a kworker's task_struct, say) cannot be served, and
+ * reclaim and compaction cannot help it (the pages held are unmovable): with
+ * no process to kill, out_of_memory() would panic. It calls this first, and
+ * returns at once when it frees something: the test then fails ("oom").
+ */
+static int frag_oom_notify(struct notifier_block *nb, unsigned long unused, void *freed)
+{
+	struct frag_hold *h = container_of(nb, struct frag_hold, oom_nb);
+
+	spin_lock(&h->lock);
+	*(unsigned long *)freed += frag_free_held(h);
+	h->oom = true;
+	spin_unlock(&h->lock);
+	return NOTIFY_OK;
+}
+
+static void frag_release(void *data)
+{
+	struct frag_hold *h = data;
+
+	WARN_ON(unregister_oom_notifier(&h->oom_nb));
+	spin_lock(&h->lock);
+	frag_free_held(h);
+	spin_unlock(&h->lock);
+	/*
+	 * Put back after the memory: a non-zero value wakes kcompactd at once,
+	 * which then finds it whole.
+	 */
 #ifdef CONFIG_COMPACTION
 	WARN_ON(vm_sysctl("compaction_proactiveness", NULL, 0, h->proactiveness));
 #endif
 }
 
-/* Holds @page, of @order, split into pages. */
-static void frag_hold_pages(struct frag_hold *h, struct page *page, unsigned int order)
+/* Holds the @nr pages from @page (split_page() split them). */
+static void frag_hold_pages(struct frag_hold *h, struct page *page, unsigned long nr)
 {
 	unsigned long i;
 
-	split_page(page, order);
-	for (i = 0; i < 1UL << order; i++)
+	spin_lock(&h->lock);
+	for (i = 0; i < nr; i++)
 		list_add(&page[i].lru, &h->pages);
-	h->nr += 1UL << order;
+	h->nr += nr;
+	spin_unlock(&h->lock);
 }
 
 /*
@@ -1107,15 +1146,16 @@ static int frag_take(struct frag_hold *h)
 	for (pass = 1; pass <= 8; pass++) {
 		drain_all_pages(NULL);
 		while ((page = alloc_pages(gfp, 1))) {
-			frag_hold_pages(h, page, 1);
 			/* one page of each back, its buddy held */
-			list_del(&page[1].lru);
+			split_page(page, 1);
 			__free_page(page + 1);
-			h->nr--;
+			frag_hold_pages(h, page, 1);
 		}
 		drain_all_pages(NULL);
-		for (mthp = 0; (page = alloc_pages(thp, FIRST_ORDER)); mthp++)
-			frag_hold_pages(h, page, FIRST_ORDER);
+		for (mthp = 0; (page = alloc_pages(thp, FIRST_ORDER)); mthp++) {
+			split_page(page, FIRST_ORDER);
+			frag_hold_pages(h, page, 1UL << FIRST_ORDER);
+		}
 		if (!mthp)
 			return pass;
 	}
@@ -1149,37 +1189,50 @@ static unsigned long fallbacks_all(void)
 	return n;
 }
 
-/* Direct compactions (/proc/vmstat's compact_stall); 0 without CONFIG_COMPACTION. */
-static unsigned long compact_stalls(void)
+/* The gfp masks the Rust fault path asked the allocator with, for an mTHP order. */
+static gfp_t frag_fault_gfp;
+
+static struct folio *frag_alloc_watch(gfp_t gfp, int order, struct vm_area_struct *vma,
+				      unsigned long addr)
 {
-#ifdef CONFIG_COMPACTION
-	return mm_rs_vm_event(COMPACTSTALL);
-#else
-	return 0;
-#endif
+	if (order > 0)
+		frag_fault_gfp |= gfp;
+	return vma_alloc_folio(gfp, order, vma, addr, true);
+}
+
+/* THP defrag "madvise" (the default): only a madvised VMA's faults reclaim or compact. */
+static void defrag_madvise(void)
+{
+	struct thp_knobs k;
+
+	mm_rs_knobs_get(&k);
+	k.tpf &= ~(BIT(TRANSPARENT_HUGEPAGE_DEFRAG_DIRECT_FLAG) |
+		   BIT(TRANSPARENT_HUGEPAGE_DEFRAG_KSWAPD_FLAG) |
+		   BIT(TRANSPARENT_HUGEPAGE_DEFRAG_KSWAPD_OR_MADV_FLAG));
+	k.tpf |= BIT(TRANSPARENT_HUGEPAGE_DEFRAG_REQ_MADV_FLAG);
+	mm_rs_knobs_set(&k);
 }
 
 /*
  * auto on real faults in really fragmented memory (frag_take(): no free
  * block of any mTHP order; nothing injected, the allocator itself fails).
  * The mthp policy with the largest order always pays a failed allocation
- * at every block of a dense 4 MiB. auto pays each order's threshold and
- * then one try per backoff of the smallest (which holds the larger back),
- * gives every mTHP order up, and maps the pages at order 0, each byte
- * written kept. Neither stalls in compaction: THP's defrag is "madvise"
- * and the areas are not madvised, so their mTHP allocations ask with the
- * VMA's THP gfp mask, which neither reclaims nor compacts. Once the memory
- * is given back, auto finds its largest order again within the backoff: a
- * dense 8 MiB is mostly in it.
+ * at every block of a dense 4 MiB. auto fails each order a few times
+ * until the smallest is given up (which holds the larger back: no try per
+ * backoff of their own), and maps the pages at order 0, each byte written
+ * kept. THP's defrag is "madvise" and the areas are not
+ * madvised, so their mTHP allocations ask with the VMA's THP gfp mask,
+ * which neither reclaims nor wakes kswapd: a fragmented system's faults do
+ * not stall. Once the memory is given back, auto finds its largest order
+ * again within the backoff: a dense 8 MiB is mostly in it.
  */
 static void auto_fragmented_real(struct kunit *test)
 {
 	const unsigned int max = mm_rs_anon_auto_max_order_test(ARCH_PTE_ORDER, false);
 	const unsigned long block = PAGE_SIZE << max, len = SZ_4M;
 	const unsigned long nr_orders = max - FIRST_ORDER + 1;
-	struct policy_ctx *c = test->priv;
-	struct thp_knobs k = { .tpf = c->saved.tpf, .always = BIT(max) };
-	unsigned long mthp_base, auto_base, after_base, a, f0, tries, large, stalls;
+	unsigned long mthp_base, auto_base, after_base, a, f0, tries, large;
+	struct thp_knobs k;
 	struct frag_hold *h;
 	unsigned int order;
 	int node, passes;
@@ -1188,10 +1241,17 @@ static void auto_fragmented_real(struct kunit *test)
 	KUNIT_ASSERT_GE(test, max, FIRST_ORDER + 1);
 	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, h);
+	spin_lock_init(&h->lock);
 	INIT_LIST_HEAD(&h->pages);
+	h->oom_nb.notifier_call = frag_oom_notify;
 	mm_rs_paths_all(true);
 	fail_op(0, FAIL_FORGET, 0);
 	knobs_global(test, GLOBAL_MADVISE);
+	defrag_madvise();
+	mm_rs_knobs_get(&k);
+	k.always = BIT(max);
+	frag_fault_gfp = 0;
+	kunit_activate_static_stub(test, mm_rs_fault_alloc_folio, frag_alloc_watch);
 	/* The VMAs first: nothing of theirs is allocated while fragmented. */
 	mthp_base = aligned_area(test, len, block);
 	auto_base = aligned_area(test, len, block);
@@ -1200,25 +1260,26 @@ static void auto_fragmented_real(struct kunit *test)
 	/*
 	 * Proactive compaction off while fragmented, as frag.c has it: kcompactd
 	 * would otherwise move the movable pages that were there before into
-	 * the holes, and free blocks of their places. Put back, and the memory
-	 * released, by the action if an assertion ends the test early.
+	 * the holes, and free blocks of their places. Put back, the notifier
+	 * gone and the memory released, by the action if an assertion ends the
+	 * test early.
 	 */
 #ifdef CONFIG_COMPACTION
 	KUNIT_ASSERT_EQ(test, vm_sysctl("compaction_proactiveness", h->proactiveness,
 					sizeof(h->proactiveness), "0"), 0);
 #endif
+	KUNIT_ASSERT_EQ(test, register_oom_notifier(&h->oom_nb), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, frag_release, h), 0);
 	/*
-	 * What the faults below meet is judged by what they get: a pass or
-	 * two, where nothing else frees blocks meanwhile (0: more than 8).
+	 * Passes until one takes nothing an mTHP fault could have had (0: not
+	 * in 8). What the faults below meet is judged by what they get: the
+	 * mthp policy's failure at every block.
 	 */
 	passes = frag_take(h);
 	kunit_info(test, "fragmented in %d passes: %lu pages held; %lu free blocks of order %d or more",
 		   passes, h->nr, frag_free_blocks(FIRST_ORDER), FIRST_ORDER);
-	/* Fragmented for real: a fair share of memory, no zone with an mTHP block to give. */
 	KUNIT_ASSERT_GE(test, h->nr, (unsigned long)(SZ_64M >> PAGE_SHIFT));
 
-	stalls = compact_stalls();
 	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("mthp"), 0);
 	mm_rs_knobs_set(&k);
 	f0 = mm_rs_sum_mthp(max, MTHP_STAT_ANON_FAULT_FALLBACK);
@@ -1227,8 +1288,8 @@ static void auto_fragmented_real(struct kunit *test)
 	kunit_info(test, "mthp, order %u always: %lu failed of %lu blocks", max, tries,
 		   len / block);
 	KUNIT_EXPECT_EQ(test, tries, len / block);
-	mm_rs_knobs_set(&c->saved);
-	knobs_global(test, GLOBAL_MADVISE);
+	k.always = 0;
+	mm_rs_knobs_set(&k);
 
 	KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("auto"), 0);
 	node = numa_node_id();
@@ -1240,17 +1301,24 @@ static void auto_fragmented_real(struct kunit *test)
 	kunit_info(test, "auto: %lu failed in %lu faults, %lu pages in large folios", tries,
 		   len / PAGE_SIZE, large);
 	/*
-	 * Each order's threshold (4), then one try per backoff of the
-	 * smallest: 16, 32, 64, ... faults, so at most 6 in 1024 faults.
+	 * The smallest order's threshold (FAIL_THRESHOLD, 4) and a failure at
+	 * least of each larger one; at most each order's threshold, and one
+	 * try more per backoff of the smallest (16, 32, 64, ... faults that
+	 * ask: 6 in 1024).
 	 */
-	KUNIT_EXPECT_GE(test, tries, 4);
+	KUNIT_EXPECT_GE(test, tries, 4 + nr_orders - 1);
 	KUNIT_EXPECT_LE(test, tries, nr_orders * 4 + 6);
 	KUNIT_EXPECT_EQ(test, large, 0UL);
-	for (order = FIRST_ORDER; order <= max; order++)
-		KUNIT_EXPECT_NE_MSG(test, fail_op(node, FAIL_BITS, order), 0U,
-				    "order %u not given up", order);
-	KUNIT_EXPECT_EQ_MSG(test, compact_stalls() - stalls, 0UL,
-			    "mTHP faults stalled in compaction");
+	/*
+	 * The failure memory (the entry's low 4 bits: failures in a row): the
+	 * smallest order given up, every larger one failed, held back by it.
+	 */
+	KUNIT_EXPECT_GE(test, fail_op(node, FAIL_BITS, FIRST_ORDER) & 0xf, 4U);
+	for (order = FIRST_ORDER + 1; order <= max; order++)
+		KUNIT_EXPECT_NE_MSG(test, fail_op(node, FAIL_BITS, order) & 0xf, 0U,
+				    "order %u never failed", order);
+	KUNIT_EXPECT_EQ_MSG(test, frag_fault_gfp & __GFP_RECLAIM, (gfp_t)0,
+			    "mTHP faults asked to reclaim: %pGg", &frag_fault_gfp);
 	for (a = auto_base; a < auto_base + len; a += PAGE_SIZE) {
 		KUNIT_ASSERT_EQ(test, get_user(v, (char __user *)a), 0);
 		if (v != (char)(a >> PAGE_SHIFT)) {
@@ -1258,6 +1326,8 @@ static void auto_fragmented_real(struct kunit *test)
 			break;
 		}
 	}
+	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(h->oom),
+			       "an allocation met the fragmented memory: the OOM notifier freed it");
 
 	/* The memory given back: the largest order again, within the backoff. */
 	kunit_release_action(test, frag_release, h);

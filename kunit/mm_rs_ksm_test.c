@@ -1387,7 +1387,9 @@ static void unmerge_ksm_pages_same_as_c(struct kunit *test)
  * once, and merged by ksmd before C unmerges one copy and Rust the other.
  * Such layouts have no THP (ksmd would split one to merge its zero-filled
  * pages), and their anonymous pages are unique (their address at offset
- * 8), so that ksmd merges exactly the pages meant to be KSM pages.
+ * 8), so that ksmd merges exactly the pages meant to be KSM pages. Their
+ * number is even (each layout twice): with max_page_sharing's chains of
+ * 256, no KSM_FILL page is ever left alone, unmerged.
  */
 #define RANDOM_KSM_LAYOUTS	8
 
@@ -1540,14 +1542,18 @@ static void unmerge_random_ksm_pages_same_as_c(struct kunit *test)
 			if (l->page[i] != R_NONE)
 				KUNIT_EXPECT_EQ_MSG(test, rc->data[i], want,
 						    "layout %u page %u", n, i);
+			/* the rest as it was */
 			if (l->page[i] == R_KSM_ZERO && rc->kinds[i] != K_KSM)
 				KUNIT_EXPECT_EQ_MSG(test, rc->kinds[i], K_ANON,
+						    "layout %u page %u", n, i);
+			else if (l->page[i] != R_KSM_ZERO)
+				KUNIT_EXPECT_EQ_MSG(test, rc->kinds[i], random_ksm_kind(l, i),
 						    "layout %u page %u", n, i);
 		}
 		signalled += !!l->signal_after;
 	}
-	kunit_info(test, "%u layouts, %u KSM pages merged by ksmd, %u with a signal mid-unmerge",
-		   RANDOM_KSM_LAYOUTS, ksm, signalled);
+	kunit_info(test, "%u layouts of %u KSM pages in all (each built twice: %u merged by ksmd), %u with a signal mid-unmerge",
+		   RANDOM_KSM_LAYOUTS, ksm, 2 * ksm, signalled);
 }
 
 #ifdef CONFIG_MIGRATION
