@@ -9,15 +9,12 @@
 
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
-#include <linux/file.h>
-#include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
 #include <linux/mm_rs.h>
 #include <linux/mman.h>
 #include <linux/mmzone.h>
-#include <linux/mount.h>
 #include <linux/oom.h>
 #include <linux/prandom.h>
 #include <linux/sched/mm.h>
@@ -1028,42 +1025,13 @@ struct frag_hold {
 	char proactiveness[16];	/* vm.compaction_proactiveness before */
 };
 
-/*
- * Reads /proc/sys/vm/@name into @old (if not NULL), then writes @val, through
- * a kernel mount of procfs (KUnit runs before userspace mounts one).
- */
+/* Reads /proc/sys/vm/@name into @old (if not NULL), then writes @val. */
 static int vm_sysctl(const char *name, char *old, size_t size, const char *val)
 {
-	struct file_system_type *type = get_fs_type("proc");
-	struct vfsmount *mnt;
-	struct file *f;
 	char path[64];
-	loff_t pos = 0;
-	ssize_t n = 0;
 
-	if (!type)
-		return -ENODEV;
-	mnt = vfs_kern_mount(type, 0, "proc", NULL);
-	put_filesystem(type);
-	if (IS_ERR(mnt))
-		return PTR_ERR(mnt);
 	snprintf(path, sizeof(path), "sys/vm/%s", name);
-	f = file_open_root_mnt(mnt, path, O_RDWR, 0);
-	if (IS_ERR(f)) {
-		mntput(mnt);
-		return PTR_ERR(f);
-	}
-	if (old) {
-		n = kernel_read(f, old, size - 1, &pos);
-		old[n > 0 ? n : 0] = '\0';
-		strim(old);
-		pos = 0;
-	}
-	if (n >= 0)
-		n = kernel_write(f, val, strlen(val), &pos);
-	fput(f);
-	mntput(mnt);
-	return n < 0 ? n : 0;
+	return mm_rs_kern_file("proc", path, old, size, val);
 }
 
 /* Frees every page held; h->lock held. Returns how many. */

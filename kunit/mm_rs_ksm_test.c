@@ -26,10 +26,7 @@
 #include <linux/ksm.h>
 #include <linux/mm_rs.h>
 #include <linux/delay.h>
-#include <linux/file.h>
-#include <linux/fs.h>
 #include <linux/mman.h>
-#include <linux/mount.h>
 #include <linux/pgtable.h>
 #include <linux/prandom.h>
 #include <linux/sched/signal.h>
@@ -672,6 +669,31 @@ static u8 random_data(unsigned int i)
 	return 0x20 + i % 0x5f;
 }
 
+/*
+ * The VMA of a random layout, K_LEN at @base, mergeable, with its PTE tables,
+ * empty (pt_reclaim is off: a zapped table stays): a KSM zero page goes into
+ * a none entry of an existing table.
+ */
+static void build_random_tables(struct kunit *test, unsigned long base,
+				const struct random_layout *l)
+{
+	struct mm_struct *mm;
+	unsigned int p;
+
+	map_at(test, base, K_LEN);
+	/* kunit_vm_mmap() gives the test task its mm on first use */
+	mm = current->mm;
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, K_LEN, MADV_MERGEABLE), 0);
+	for (p = 0; p < K_PMDS; p++) {
+		unsigned long start = base + p * PMD_SIZE;
+
+		if (l->pmd[p] != R_TABLE && l->pmd[p] != R_EMPTY_TABLE)
+			continue;
+		KUNIT_ASSERT_EQ(test, write_byte(start, 1), 0);
+		KUNIT_ASSERT_EQ(test, do_madvise(mm, start, PAGE_SIZE, MADV_DONTNEED), 0);
+	}
+}
+
 /* @l built in a VMA of K_LEN at @base (PUD_SIZE - 2 PMD aligned, as build_layout()'s). */
 static void build_random(struct kunit *test, unsigned long base, const struct random_layout *l)
 {
@@ -682,22 +704,8 @@ static void build_random(struct kunit *test, unsigned long base, const struct ra
 	unsigned int p, i;
 	u8 v;
 
-	map_at(test, base, K_LEN);
-	/* kunit_vm_mmap() gives the test task its mm on first use */
+	build_random_tables(test, base, l);
 	mm = current->mm;
-	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, K_LEN, MADV_MERGEABLE), 0);
-	/*
-	 * The PTE tables first, empty (pt_reclaim is off: a zapped table
-	 * stays): a KSM zero page goes into a none entry of an existing table.
-	 */
-	for (p = 0; p < K_PMDS; p++) {
-		unsigned long start = base + p * PMD_SIZE;
-
-		if (l->pmd[p] != R_TABLE && l->pmd[p] != R_EMPTY_TABLE)
-			continue;
-		KUNIT_ASSERT_EQ(test, write_byte(start, 1), 0);
-		KUNIT_ASSERT_EQ(test, do_madvise(mm, start, PAGE_SIZE, MADV_DONTNEED), 0);
-	}
 	for (i = 0; i < K_PAGES; i++) {
 		unsigned long addr = base + i * PAGE_SIZE;
 
@@ -793,6 +801,34 @@ static void expect_random_same(struct kunit *test, unsigned int n, const struct 
 }
 
 /*
+ * Layout @n's results: Rust's the same as C's (its rust_calls aside, which
+ * is taken as C's once checked), and 6.12's promise on C's: its return, one
+ * unshare fault a KSM page broken (every one, or those up to the signal's),
+ * the rest left as @left_kind, and every fault with the VMA write-locked.
+ */
+static void expect_random_unmerged(struct kunit *test, unsigned int n,
+				   const struct random_layout *l, const struct random_result *rc,
+				   struct random_result *rr, u8 left_kind)
+{
+	unsigned int i, left = 0;
+
+	KUNIT_EXPECT_EQ_MSG(test, rc->rust_calls, 0, "layout %u", n);
+	/* a layout with nothing written has no anon_vma: nothing to unmerge */
+	KUNIT_EXPECT_EQ_MSG(test, rr->rust_calls, rr->anon_vma, "layout %u", n);
+	rr->rust_calls = rc->rust_calls;
+	if (memcmp(rr, rc, sizeof(*rr)))
+		expect_random_same(test, n, l, rc, rr);
+	for (i = 0; i < K_PAGES; i++)
+		left += rc->kinds[i] == left_kind;
+	KUNIT_EXPECT_EQ_MSG(test, rc->ret, random_expected_ret(l), "layout %u", n);
+	KUNIT_EXPECT_EQ_MSG(test, rc->unshare_faults, l->signal_after ?: l->nr_ksm,
+			    "layout %u", n);
+	KUNIT_EXPECT_EQ_MSG(test, left, l->nr_ksm - (l->signal_after ?: l->nr_ksm),
+			    "layout %u", n);
+	KUNIT_EXPECT_EQ_MSG(test, rc->unlocked_faults, 0, "layout %u", n);
+}
+
+/*
  * Seeded random layouts (mm_rs_kunit.seed changes them), each built twice
  * and unmerged by 6.12's C loop and by Rust: the same return, unshare
  * faults, page tables, contents and counters, case by case. Without a
@@ -816,7 +852,6 @@ static void unmerge_random_same_as_c(struct kunit *test)
 	prandom_seed_state(&rs, mm_rs_kunit_seed(test, 0x6b736d72));
 	for (n = 0; n < RANDOM_LAYOUTS; n++) {
 		unsigned long base = 8 * PUD_SIZE - 2 * PMD_SIZE;
-		unsigned int left = 0;
 
 		/* every sixth an edge, at the end of the range or before holes */
 		if (n % 6 == 4 || n % 6 == 5)
@@ -830,21 +865,7 @@ static void unmerge_random_same_as_c(struct kunit *test)
 		build_random(test, base, l);
 		unmerge_random(test, base, l, true, probe, rr);
 
-		KUNIT_EXPECT_EQ_MSG(test, rc->rust_calls, 0, "layout %u", n);
-		/* a layout with nothing written has no anon_vma: nothing to unmerge */
-		KUNIT_EXPECT_EQ_MSG(test, rr->rust_calls, rr->anon_vma, "layout %u", n);
-		rr->rust_calls = rc->rust_calls;
-		if (memcmp(rr, rc, sizeof(*rr)))
-			expect_random_same(test, n, l, rc, rr);
-		/* 6.12's promise, on C's result */
-		for (i = 0; i < K_PAGES; i++)
-			left += rc->kinds[i] == K_KSM_ZERO;
-		KUNIT_EXPECT_EQ_MSG(test, rc->ret, random_expected_ret(l), "layout %u", n);
-		KUNIT_EXPECT_EQ_MSG(test, rc->unshare_faults,
-				    l->signal_after ?: l->nr_ksm, "layout %u", n);
-		KUNIT_EXPECT_EQ_MSG(test, left, l->nr_ksm - (l->signal_after ?: l->nr_ksm),
-				    "layout %u", n);
-		KUNIT_EXPECT_EQ_MSG(test, rc->unlocked_faults, 0, "layout %u", n);
+		expect_random_unmerged(test, n, l, rc, rr, K_KSM_ZERO);
 		for (i = 0; i < K_PAGES; i++) {
 			if (l->page[i] == R_ANON)
 				KUNIT_EXPECT_EQ_MSG(test, rc->data[i], random_data(i),
@@ -1135,36 +1156,10 @@ static void walk_skips_holes_per_level(struct kunit *test)
  */
 static int ksm_sysfs(const char *name, char *old, size_t size, const char *val)
 {
-	struct file_system_type *type = get_fs_type("sysfs");
-	struct vfsmount *mnt;
-	struct file *f;
 	char path[48];
-	loff_t pos = 0;
-	ssize_t n = 0;
 
-	if (!type)
-		return -ENODEV;
-	mnt = vfs_kern_mount(type, 0, "sysfs", NULL);
-	put_filesystem(type);
-	if (IS_ERR(mnt))
-		return PTR_ERR(mnt);
 	snprintf(path, sizeof(path), "kernel/mm/ksm/%s", name);
-	f = file_open_root_mnt(mnt, path, O_RDWR, 0);
-	if (IS_ERR(f)) {
-		mntput(mnt);
-		return PTR_ERR(f);
-	}
-	if (old) {
-		n = kernel_read(f, old, size - 1, &pos);
-		old[n > 0 ? n : 0] = '\0';
-		strim(old);
-		pos = 0;
-	}
-	if (n >= 0)
-		n = kernel_write(f, val, strlen(val), &pos);
-	fput(f);
-	mntput(mnt);
-	return n < 0 ? n : 0;
+	return mm_rs_kern_file("sysfs", path, old, size, val);
 }
 
 /* The pages of the real-KSM layout: in two PMD ranges, table edges included. */
@@ -1416,21 +1411,10 @@ static u8 random_ksm_kind(const struct random_layout *l, unsigned int i)
 
 static void build_random_ksm(struct kunit *test, unsigned long base, const struct random_layout *l)
 {
-	struct mm_struct *mm;
-	unsigned int p, i;
+	unsigned int i;
 	u8 v;
 
-	map_at(test, base, K_LEN);
-	mm = current->mm;
-	KUNIT_ASSERT_EQ(test, do_madvise(mm, base, K_LEN, MADV_MERGEABLE), 0);
-	for (p = 0; p < K_PMDS; p++) {
-		unsigned long start = base + p * PMD_SIZE;
-
-		if (l->pmd[p] != R_TABLE && l->pmd[p] != R_EMPTY_TABLE)
-			continue;
-		KUNIT_ASSERT_EQ(test, write_byte(start, 1), 0);
-		KUNIT_ASSERT_EQ(test, do_madvise(mm, start, PAGE_SIZE, MADV_DONTNEED), 0);
-	}
+	build_random_tables(test, base, l);
 	for (i = 0; i < K_PAGES; i++) {
 		unsigned long addr = base + i * PAGE_SIZE;
 
@@ -1513,28 +1497,14 @@ static void unmerge_random_ksm_pages_same_as_c(struct kunit *test)
 
 	for (n = 0; n < RANDOM_KSM_LAYOUTS; n++) {
 		const struct random_layout *l = &set->l[n];
-		unsigned int left = 0;
 
 		memset(rc, 0, sizeof(*rc));
 		memset(rr, 0, sizeof(*rr));
 		unmerge_random(test, set->base[n][0], l, false, probe, rc);
 		unmerge_random(test, set->base[n][1], l, true, probe, rr);
-		KUNIT_EXPECT_EQ_MSG(test, rc->rust_calls, 0, "layout %u", n);
-		KUNIT_EXPECT_EQ_MSG(test, rr->rust_calls, rr->anon_vma, "layout %u", n);
-		rr->rust_calls = rc->rust_calls;
-		if (memcmp(rr, rc, sizeof(*rr)))
-			expect_random_same(test, n, l, rc, rr);
-		/* 6.12's promise, on C's result */
-		for (i = 0; i < K_PAGES; i++)
-			left += rc->kinds[i] == K_KSM;
-		KUNIT_EXPECT_EQ_MSG(test, rc->ret, random_expected_ret(l), "layout %u", n);
-		KUNIT_EXPECT_EQ_MSG(test, rc->unshare_faults,
-				    l->signal_after ?: l->nr_ksm, "layout %u", n);
-		KUNIT_EXPECT_EQ_MSG(test, left, l->nr_ksm - (l->signal_after ?: l->nr_ksm),
-				    "layout %u", n);
+		expect_random_unmerged(test, n, l, rc, rr, K_KSM);
 		/* a KSM page counts in MM_ANONPAGES, as its copy does */
 		KUNIT_EXPECT_EQ_MSG(test, rc->anon, 0, "layout %u", n);
-		KUNIT_EXPECT_EQ_MSG(test, rc->unlocked_faults, 0, "layout %u", n);
 		for (i = 0; i < K_PAGES; i++) {
 			u8 want = l->page[i] == R_KSM_ZERO ? KSM_FILL :
 				  l->page[i] == R_ANON ? random_data(i) : 0;

@@ -5,6 +5,8 @@
 
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/kprobes.h>
 #include <linux/migrate.h>
@@ -12,6 +14,7 @@
 #include <linux/mm_rs.h>
 #include <linux/mman.h>
 #include <linux/moduleparam.h>
+#include <linux/mount.h>
 #include <linux/pgtable.h>
 #include <linux/sched/mm.h>
 
@@ -244,6 +247,39 @@ unsigned long mm_rs_vm_event(enum vm_event_item item)
 		kfree(ev);
 	}
 	return v;
+}
+
+int mm_rs_kern_file(const char *fstype, const char *path, char *old, size_t size,
+		    const char *val)
+{
+	struct file_system_type *type = get_fs_type(fstype);
+	struct vfsmount *mnt;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n = 0;
+
+	if (!type)
+		return -ENODEV;
+	mnt = vfs_kern_mount(type, 0, fstype, NULL);
+	put_filesystem(type);
+	if (IS_ERR(mnt))
+		return PTR_ERR(mnt);
+	f = file_open_root_mnt(mnt, path, O_RDWR, 0);
+	if (IS_ERR(f)) {
+		mntput(mnt);
+		return PTR_ERR(f);
+	}
+	if (old) {
+		n = kernel_read(f, old, size - 1, &pos);
+		old[n > 0 ? n : 0] = '\0';
+		strim(old);
+		pos = 0;
+	}
+	if (n >= 0)
+		n = kernel_write(f, val, strlen(val), &pos);
+	fput(f);
+	mntput(mnt);
+	return n < 0 ? n : 0;
 }
 
 void mm_rs_poison_free_pages(int order)

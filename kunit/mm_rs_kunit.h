@@ -78,6 +78,14 @@ unsigned long mm_rs_sum_mthp(int order, enum mthp_stat_item item);
 unsigned long mm_rs_vm_event(enum vm_event_item item);
 
 /*
+ * Reads @path of a kernel mount of @fstype ("sysfs", "proc": KUnit runs
+ * before userspace mounts them) into @old, trimmed (if not NULL), then
+ * writes @val to it. 0 or a negative errno.
+ */
+int mm_rs_kern_file(const char *fstype, const char *path, char *old, size_t size,
+		    const char *val);
+
+/*
  * Leaves freed, poisoned pages of @order where the next allocation of that
  * order on this CPU is likely to find them, so that a folio the fault path
  * forgot to zero shows up as non-zero data.
