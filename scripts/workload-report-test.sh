@@ -76,6 +76,24 @@ grep -qF -- 'against off (exec-ra-off): -70.7% (target at most -50%: not judged:
 	fail "the iTLB target of a TLB round without tlb_drop is judged: $(grep -F 'exec-ra-off): ' <<<"$out2")"
 ! $W --tlb "$t/tdrop.log" --tlb "$D/bench-tlb-arm64.log" "$D/bench-arm64.log" >/dev/null 2>&1 ||
 	fail "TLB rounds with and without tlb_drop are put in one table"
+# a TLB round whose user entries came from the guest's page tables (tlb_src=pt)
+# is named so, is judged, and is not mixed with the inferred model; one whose
+# plugin could not read guest RAM, or whose calibrations disagreed, is refused
+copy "$D/bench-tlb-arm64.log" tpt
+sed -i 's/ tlb_drop=1 / tlb_drop=1 tlb_src=pt /; /^mmrs-meter: total/s/$/ pt_ready=1 pt_ram=0x40000000-0x100000000 pt_calib=3 pt_calib_bad=0 pt_cont_stores=9 pt_huge_stores=0 pt_walk_4k=1 pt_walk_64k=1 pt_walk_2m=0 pt_walk_blind=0/' "$t/tpt.meter"
+out2=$($W --tlb "$t/tpt.log" "$D/bench-arm64.log") || fail "failed on a TLB round with tlb_src=pt"
+grep -qF 'TLB model `n1,pt` (W=bench-tlb' <<<"$out2" || fail "a TLB round with tlb_src=pt is not named so"
+grep -qF -- 'against off (exec-ra-off): -70.7% (target at most -50%: met).' <<<"$out2" ||
+	fail "the iTLB target of a tlb_src=pt round is not judged"
+! $W --tlb "$t/tpt.log" --tlb "$D/bench-tlb-arm64.log" "$D/bench-arm64.log" >/dev/null 2>&1 ||
+	fail "TLB rounds with tlb_src=pt and without are put in one table"
+for bad in 's/ pt_ready=1 / pt_ready=0 /' 's/ pt_calib_bad=0 / pt_calib_bad=2 /' 's/ pt_ready=1 //'; do
+	copy "$D/bench-tlb-arm64.log" tptbad
+	cp "$t/tpt.meter" "$t/tptbad.meter"
+	sed -i "$bad" "$t/tptbad.meter"
+	! $W --tlb "$t/tptbad.log" "$D/bench-arm64.log" >/dev/null 2>&1 ||
+		fail "a tlb_src=pt round is taken after '$bad' on its total line"
+done
 # where the iTLB misses are left (windows 1 and 9 of the TLB meter carry the split;
 # window 1 has 2M refills too, which count as large)
 grep -qF -- '- compile, the user iTLB misses left with exec readahead on (mthp-4k): 95.0% on text the model covered with a 64K or 2M entry, 5.0% on text in 4K pages (exec-ra-off: 8.0% and 92.0%); their page walks (user) 30.0 K against 120.0 K (-75.0%).' <<<"$out" ||

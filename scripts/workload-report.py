@@ -88,6 +88,14 @@ def meter_windows(path):
             # large entry, which shadowed it (tlb_drop=1 since): its misses are too many.
             if tlb not in (None, "none") and total.get("tlb_drop") != "1":
                 tlb += "," + OLD_MODEL
+            # tlb_src=pt (arm64 since 2026-12-02): user pages' entry sizes read from the
+            # page tables the guest wrote. Only if the plugin found guest RAM, and every
+            # calibration agreed; else its user entries were all 4K and it says nothing.
+            if total.get("tlb_src") == "pt":
+                if total.get("pt_ready") != "1" or total.get("pt_calib_bad") != "0":
+                    die(f"{mf}: refused: tlb_src=pt could not read the guest's page tables "
+                        f"(pt_ready={total.get('pt_ready')}, pt_calib_bad={total.get('pt_calib_bad')})")
+                tlb += ",pt"
     return wins, tlb
 
 
@@ -350,10 +358,14 @@ instructions a fault (`MMRS_METER_MODE=insn` counts exactly, at three times the 
 the rounds. Faults are `/proc/vmstat`'s over the step (minor: `pgfault` - `pgmajfault`); peak
 RSS is the largest process's (`/usr/bin/time -v`: the largest `cc1`). The TLB table comes from W=bench-tlb, the same steps in a boot of
 their own (one round: the model costs about three times the counting) with the plugin's model (arm64: Neoverse N1, 48-entry L1 iTLB and dTLB, 1280-entry L2, with 64K entries;
-x86_64: Skylake); a 64K or 2M entry is inferred from the VA-to-PA contiguity of the first 16
-walked pages of a block (`tlb_min=16`), not read from the page tables, so memory contiguous by
-chance is credited too: "in contiguous 64K blocks" is how much of cc1's cached text the model
-can credit (16 pages in a row at a 64K-aligned PFN), "in >= 64K folios" how much is in large
+x86_64: Skylake). A model named `n1,pt` (arm64's rounds from 2026-12-02 on, `tlb_src=pt`)
+reads the entry size of a user page from the page tables the guest kernel wrote: a 64K entry
+where the page's 16 PTEs carry the contiguous bit and map its aligned 64K physical block in
+order (contpte), a 2M entry where a PMD block maps it; kernel pages, and every page of a model
+without `pt`, get a 64K or 2M entry inferred from the VA-to-PA contiguity of the first 16
+walked pages of a block (`tlb_min=16`), so memory contiguous by chance is credited too and a
+contpte block whose 16 pages are not all walked is not: "in contiguous 64K blocks" is how much of cc1's cached text
+that inference can credit (16 pages in a row at a 64K-aligned PFN), "in >= 64K folios" how much is in large
 folios (`textfolios.py`, from pagemap and kpageflags). The iTLB line under the targets splits the
 user iTLB misses by the entry that refilled the L1 (a miss on text covered by a 64K or 2M entry
 is a capacity or conflict miss of the L1, which no folio size removes) and gives the instruction

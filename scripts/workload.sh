@@ -132,20 +132,31 @@ fi
 # that block, a few instructions a fault; mode=insn, exact, costs 3 times
 # as much: MMRS_METER_MODE=insn). W=bench-tlb (the same steps, one round)
 # adds the TLB model of a named core (arm64: Neoverse N1, with 64K entries
-# for contiguous 64K blocks; x86_64: Skylake); a large entry is given to a
-# block once all of its first 16 walked pages agree (tlb_min=16: a
-# contiguous-bit block needs its 16 entries; MMRS_METER_TLB_MIN=N asks
-# for N, and the report names the model with it). The window lines go to
+# for contpte blocks; x86_64: Skylake). On arm64 a user page's entry size
+# comes from the page tables the guest kernel wrote (tlb_src=pt: 64K where
+# its 16 PTEs carry the contiguous bit, 2M for a PMD block;
+# MMRS_METER_TLB_SRC=contig infers it as x86_64 does); elsewhere a large
+# entry is given to a block once all of its first 16 walked pages agree
+# (tlb_min=16: a contiguous-bit block needs its 16 entries;
+# MMRS_METER_TLB_MIN=N asks for N, and the report names the model with
+# it). The window lines go to
 # build/results/workload-ARCH-FLAVOUR-NAME.meter; the console says which
 # step each window is ("mmrs-meter-step N ID LABEL").
 meterlog=""
 if { [ "$name" = bench ] || [ "$name" = bench-tlb ]; } && [ "${MMRS_METER:-1}" != 0 ]; then
 	"$REPO/scripts/qemu-plugin.sh" build >&2 ||
 		{ echo "workload: cannot build the mmrs-meter plugin (scripts/qemu-plugin.sh); MMRS_METER=0 runs without it" >&2; exit 1; }
-	tlb=none
+	tlb=none tlb_src=contig
 	if [ "$name" = bench-tlb ]; then
-		case "$arch" in x86_64) tlb=x86core ;; arm64) tlb=n1 ;; esac
+		case "$arch" in
+		x86_64) tlb=x86core tlb_src=${MMRS_METER_TLB_SRC:-contig} ;;
+		arm64) tlb=n1 tlb_src=${MMRS_METER_TLB_SRC:-pt} ;;
+		esac
 	fi
+	case "$arch:$tlb_src" in
+	*:contig|arm64:pt) ;;
+	*) echo "workload: MMRS_METER_TLB_SRC=$tlb_src: want contig, or pt on arm64 (it reads arm64 page-table entries)" >&2; exit 2 ;;
+	esac
 	tlb_min=${MMRS_METER_TLB_MIN:-16}
 	case "$tlb_min" in
 	[1-9]|[1-9][0-9]|[1-4][0-9][0-9]|50[0-9]|51[0-2]) ;;
@@ -153,7 +164,7 @@ if { [ "$name" = bench ] || [ "$name" = bench-tlb ]; } && [ "${MMRS_METER:-1}" !
 	esac
 	meterlog="$REPO/build/results/workload-$arch-$flavour-$name.meter"
 	rm -f "$meterlog"
-	qemu_extra+=(-plugin "$REPO/build/qemu-plugin/libmmrs-meter.so,log=$meterlog,mode=${MMRS_METER_MODE:-tb},tlb=$tlb,tlb_min=$tlb_min")
+	qemu_extra+=(-plugin "$REPO/build/qemu-plugin/libmmrs-meter.so,log=$meterlog,mode=${MMRS_METER_MODE:-tb},tlb=$tlb,tlb_min=$tlb_min,tlb_src=$tlb_src")
 	MMRS_APPEND="mmrs.meter=1 ${MMRS_APPEND:-}"
 fi
 

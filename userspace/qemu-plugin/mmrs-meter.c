@@ -22,6 +22,12 @@
  *   tlb_min=N      pages of a block that must have been walked, all
  *                  contiguous, before the block gets a large entry
  *                  (default 1; capped at the pages in the block)
+ *   tlb_src=contig|pt   where a user page's entry size comes from: contig
+ *                  (default) infers it from VA-to-PA contiguity as above;
+ *                  pt (tlb=n1 only) reads the arm64 page-table entries the
+ *                  guest kernel wrote: a 64K entry where the page's 16
+ *                  PTEs carry the contiguous bit, 2M where a PMD block maps
+ *                  it (see README, "Entry size from the page tables")
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -30,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <qemu-plugin.h>
 
@@ -72,6 +79,9 @@ struct stats {
 	uint64_t iwalks[2];		/* the page walks of instruction fetches */
 	/* L1 iTLB misses by the entry that refilled L1: [priv][4K, 64K, 2M] */
 	uint64_t itlb_miss_sz[2][3];
+	/* tlb_src=pt: user walks sized from the page tables [4K, 64K, 2M] */
+	uint64_t pt_walk_sz[3];
+	uint64_t pt_walk_blind;		/* ... before calibration, or outside RAM */
 };
 
 struct tlbe {
@@ -176,6 +186,7 @@ static unsigned int tlb_sizes;
 static unsigned int tlb_min = 1;
 static bool tlb_cont = true, tlb_huge = true;
 static bool cont_set;
+static bool tlb_pt;			/* tlb_src=pt */
 static unsigned int nr_vcpus;
 static struct vcpu *vcpus;
 static FILE *log_fp;
@@ -356,6 +367,192 @@ static unsigned int coverage(struct pmap *pm, uint64_t va)
 	    !(d & ((1ull << SHIFT_64K) - 1)))
 		return SHIFT_64K;
 	return SHIFT_4K;
+}
+
+/* ---- tlb_src=pt: entry sizes from the guest's page tables (arm64) ------- */
+
+/*
+ * API v1 reads no guest memory, but an instruction's host address
+ * (qemu_plugin_insn_haddr) points into the host mapping of guest RAM.
+ * A PC-relative load (LDR literal) gives one guest physical address (its
+ * data access) together with the host address of the same byte (the
+ * instruction's host address plus the literal's offset): their
+ * difference maps every guest physical address of that RAM block to the
+ * host, and /proc/self/maps gives the block's bounds.  From then on the
+ * plugin reads the descriptors the guest kernel stores: every 8-byte
+ * kernel store is read back (memory callbacks run after the access) and,
+ * if it is a user page descriptor with the contiguous bit or a user block
+ * descriptor, the slot is remembered under the physical block it maps.
+ * A walk of a user page then re-reads those slots: a 64K entry only if
+ * all 16 PTEs of the naturally aligned group are valid, contiguous-bit
+ * page descriptors mapping the 16 pages of the page's 64K physical block;
+ * a 2M entry only if the slot is still a block descriptor mapping the
+ * page's 2M physical block.  Stale or chance matches fail that re-read.
+ */
+#define A64_DESC_TYPE		3ull		/* bits 1:0 */
+#define A64_DESC_BLOCK		1ull		/* level 1/2 block */
+#define A64_DESC_PAGE		3ull		/* level 3 page (or a table) */
+#define A64_NG			(1ull << 11)
+#define A64_CONT		(1ull << 52)
+#define A64_OA_MASK		0x0000fffffffff000ull	/* 48-bit PA, 4K granule */
+/*
+ * Valid, not global: a user mapping.  The access flag is not asked for: an
+ * entry aged by the kernel (AF clear) still maps its page, and the walk
+ * sets AF again (FEAT_HAFDBS) or faults and the kernel does.
+ */
+#define A64_USER_PAGE(v)	(((v) & (A64_DESC_TYPE | A64_NG)) == (A64_DESC_PAGE | A64_NG))
+#define A64_USER_BLOCK(v)	(((v) & (A64_DESC_TYPE | A64_NG)) == (A64_DESC_BLOCK | A64_NG))
+
+static struct {
+	pthread_mutex_t lock;
+	bool ready;			/* read with acquire: the rest is set */
+	int64_t host_off;		/* host address - guest PA */
+	uint64_t pa_lo, pa_hi;		/* the RAM block, guest PA [lo, hi) */
+	uint64_t *cont;			/* per 64K block: slot group PA + 1, or 0 */
+	uint64_t *huge;			/* per 2M block: slot PA + 1, or 0 */
+	uint64_t calib, calib_bad;	/* LDR-literal calibrations */
+	uint64_t cont_stores, huge_stores;
+} pt = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The host mapping in /proc/self/maps that holds @host, or false. */
+static bool host_mapping(uintptr_t host, uintptr_t *lo, uintptr_t *hi)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long a, b;
+	char perms[8];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (fscanf(f, "%lx-%lx %7s%*[^\n]", &a, &b, perms) == 3) {
+		if (host >= a && host < b && perms[0] == 'r') {
+			*lo = a;
+			*hi = b;
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* One PC-relative load: @host is the host address of the byte it read at @pa. */
+static void pt_calibrate(uintptr_t host, uint64_t pa)
+{
+	int64_t off = (int64_t)(host - pa);
+	uintptr_t lo, hi;
+
+	if (__atomic_load_n(&pt.ready, __ATOMIC_ACQUIRE)) {
+		if (off == pt.host_off)
+			__atomic_fetch_add(&pt.calib, 1, __ATOMIC_RELAXED);
+		else if (pa >= pt.pa_lo && pa < pt.pa_hi)
+			__atomic_fetch_add(&pt.calib_bad, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	pthread_mutex_lock(&pt.lock);
+	if (!pt.ready && host_mapping(host, &lo, &hi)) {
+		pt.host_off = off;
+		pt.pa_lo = (lo - off + (1ull << SHIFT_2M) - 1) & ~((1ull << SHIFT_2M) - 1);
+		pt.pa_hi = (hi - off) & ~((1ull << SHIFT_2M) - 1);
+		if (pt.pa_hi > pt.pa_lo) {
+			pt.cont = xcalloc((pt.pa_hi - pt.pa_lo) >> SHIFT_64K, sizeof(*pt.cont));
+			pt.huge = xcalloc((pt.pa_hi - pt.pa_lo) >> SHIFT_2M, sizeof(*pt.huge));
+			pt.calib = 1;
+			__atomic_store_n(&pt.ready, true, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&pt.lock);
+}
+
+static bool pt_in_ram(uint64_t pa, uint64_t len)
+{
+	return pa >= pt.pa_lo && pa < pt.pa_hi && pt.pa_hi - pa >= len;
+}
+
+static uint64_t pt_read(uint64_t pa)
+{
+	return __atomic_load_n((uint64_t *)(uintptr_t)(pa + pt.host_off), __ATOMIC_RELAXED);
+}
+
+/* An 8-byte kernel store to @pa, already done: is it a user descriptor? */
+static void pt_store(uint64_t pa)
+{
+	uint64_t v, oa;
+
+	if ((pa & 7) || !pt_in_ram(pa, 8))
+		return;
+	v = pt_read(pa);
+	oa = v & A64_OA_MASK;
+	if (A64_USER_PAGE(v) && (v & A64_CONT) && pt_in_ram(oa, 1)) {
+		WRITE_ONCE(pt.cont[(oa - pt.pa_lo) >> SHIFT_64K], (pa & ~127ull) + 1);
+		__atomic_fetch_add(&pt.cont_stores, 1, __ATOMIC_RELAXED);
+	} else if (A64_USER_BLOCK(v) && !(oa & ((1ull << SHIFT_2M) - 1)) && pt_in_ram(oa, 1)) {
+		WRITE_ONCE(pt.huge[(oa - pt.pa_lo) >> SHIFT_2M], pa + 1);
+		__atomic_fetch_add(&pt.huge_stores, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * The entry size of user page @va at guest PA @pa, as the page tables the
+ * guest wrote give it; -1 when they cannot be read (no calibration yet, or
+ * @pa outside the RAM block).
+ */
+static int pt_coverage(struct vcpu *v, uint64_t va, uint64_t pa)
+{
+	uint64_t slot, blk, i;
+
+	if (!__atomic_load_n(&pt.ready, __ATOMIC_ACQUIRE) || !pt_in_ram(pa, 1)) {
+		STAT_ADD(v->st.pt_walk_blind, 1);
+		return -1;
+	}
+	blk = pa & ~((1ull << SHIFT_2M) - 1);
+	slot = READ_ONCE(pt.huge[(pa - pt.pa_lo) >> SHIFT_2M]);
+	if ((tlb_sizes & SZ_2M) && slot && !((pa - va) & ((1ull << SHIFT_2M) - 1))) {
+		uint64_t d = pt_read(slot - 1);
+
+		if (A64_USER_BLOCK(d) && (d & A64_OA_MASK) == blk) {
+			STAT_ADD(v->st.pt_walk_sz[2], 1);
+			return SHIFT_2M;
+		}
+	}
+	blk = pa & ~((1ull << SHIFT_64K) - 1);
+	slot = READ_ONCE(pt.cont[(pa - pt.pa_lo) >> SHIFT_64K]);
+	if ((tlb_sizes & SZ_64K) && slot && !((pa - va) & ((1ull << SHIFT_64K) - 1))) {
+		for (i = 0; i < 16; i++) {
+			uint64_t d = pt_read(slot - 1 + 8 * i);
+
+			if (!A64_USER_PAGE(d) || !(d & A64_CONT) ||
+			    (d & A64_OA_MASK) != blk + (i << SHIFT_4K))
+				break;
+		}
+		if (i == 16) {
+			STAT_ADD(v->st.pt_walk_sz[1], 1);
+			return SHIFT_64K;
+		}
+	}
+	STAT_ADD(v->st.pt_walk_sz[0], 1);
+	return SHIFT_4K;
+}
+
+/*
+ * tlb_src=pt: the entry size of a user page's walk.  @pa is a guest PA
+ * on the data side and a host address on the instruction side (README,
+ * "physical addresses come from two sources").  What the page tables
+ * cannot tell is a 4K entry.
+ */
+static unsigned int pt_shift(struct vcpu *v, int side, uint64_t va, uint64_t pa)
+{
+	int shift;
+
+	if (side == SIDE_I) {
+		if (!__atomic_load_n(&pt.ready, __ATOMIC_ACQUIRE)) {
+			STAT_ADD(v->st.pt_walk_blind, 1);
+			return SHIFT_4K;
+		}
+		pa -= pt.host_off;
+	}
+	shift = pt_coverage(v, va, pa);
+	return shift < 0 ? SHIFT_4K : shift;
 }
 
 /* ---- set-associative TLB arrays with LRU replacement ------------------- */
@@ -564,7 +761,10 @@ static void tlb_access(struct vcpu *v, int side, uint64_t va, uint64_t pa,
 			level_drop_large(&ss->l1, side, va);
 			level_drop_large(&v->l2, side, va);
 		}
-		shift = coverage(&ss->pm, va);
+		if (tlb_pt && priv == USER)
+			shift = pt_shift(v, side, va, pa);
+		else
+			shift = coverage(&ss->pm, va);
 		if (shift != SHIFT_4K) {
 			level_drop_small(&ss->l1, side, va, shift);
 			level_drop_small(&v->l2, side, va, shift);
@@ -617,9 +817,20 @@ static void vcpu_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 {
 	struct vcpu *v = &vcpus[vcpu_index];
 	struct side_state *ss = &v->side[SIDE_D];
-	struct qemu_plugin_hwaddr *hw;
+	struct qemu_plugin_hwaddr *hw = NULL;
 	int priv = (uintptr_t)udata;
 
+	/*
+	 * tlb_src=pt: a kernel's 8-byte store may be a page-table entry; the
+	 * memory callback runs after the store, so the entry can be read.
+	 */
+	if (tlb_pt && priv == KERN && qemu_plugin_mem_is_store(info) &&
+	    qemu_plugin_mem_size_shift(info) == 3 &&
+	    __atomic_load_n(&pt.ready, __ATOMIC_ACQUIRE)) {
+		hw = qemu_plugin_get_hwaddr(info, vaddr);
+		if (hw && !qemu_plugin_hwaddr_is_io(hw))
+			pt_store(qemu_plugin_hwaddr_phys_addr(hw));
+	}
 	/*
 	 * Same page as the last access: a hit.  Its translation cannot have
 	 * changed meanwhile without a data access to another page (the
@@ -629,11 +840,28 @@ static void vcpu_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 		STAT_ADD(v->st.dacc[priv], 1);
 		return;
 	}
-	hw = qemu_plugin_get_hwaddr(info, vaddr);
+	if (!hw)
+		hw = qemu_plugin_get_hwaddr(info, vaddr);
 	if (!hw)
 		return;
 	STAT_ADD(v->st.dacc[priv], 1);
 	tlb_access(v, SIDE_D, vaddr, qemu_plugin_hwaddr_phys_addr(hw), priv);
+}
+
+/*
+ * A PC-relative load (tlb_src=pt): udata is the host address of the
+ * literal it reads, with the privilege in bit 63.  It calibrates the
+ * host mapping of guest RAM, then counts as any data access.
+ */
+static void vcpu_mem_lit(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+			 uint64_t vaddr, void *udata)
+{
+	uint64_t u = (uintptr_t)udata;
+	struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+
+	if (hw && !qemu_plugin_hwaddr_is_io(hw))
+		pt_calibrate(u & ~(1ull << 63), qemu_plugin_hwaddr_phys_addr(hw));
+	vcpu_mem(vcpu_index, info, vaddr, (void *)(uintptr_t)(u >> 63));
 }
 
 /* ---- windows ------------------------------------------------------------ */
@@ -675,7 +903,7 @@ static void vcpu_marker(unsigned int vcpu_index, void *udata)
 	struct window *w = &windows[id];
 	struct stats now, d;
 	uint64_t *pn = (uint64_t *)&now, *ps, *pd = (uint64_t *)&d;
-	char line[1024];
+	char line[2048];
 	size_t j;
 
 	pthread_mutex_lock(&win_lock);
@@ -738,6 +966,10 @@ static void vcpu_marker(unsigned int vcpu_index, void *udata)
 			      d.iwalks[KERN], d.iwalks[USER],
 			      d.itlb_miss_sz[KERN][0], d.itlb_miss_sz[KERN][1], d.itlb_miss_sz[KERN][2],
 			      d.itlb_miss_sz[USER][0], d.itlb_miss_sz[USER][1], d.itlb_miss_sz[USER][2]);
+	if (tlb_pt)
+		j += snprintf(line + j, sizeof(line) - j,
+			      " pt_walk_4k=%" PRIu64 " pt_walk_64k=%" PRIu64 " pt_walk_2m=%" PRIu64 " pt_walk_blind=%" PRIu64,
+			      d.pt_walk_sz[0], d.pt_walk_sz[1], d.pt_walk_sz[2], d.pt_walk_blind);
 	snprintf(line + j, sizeof(line) - j, "\n");
 	log_line(line);
 out:
@@ -771,6 +1003,28 @@ static int marker_of(struct qemu_plugin_insn *insn)
 	return -1;
 }
 
+/*
+ * The offset from an aarch64 LDR (literal) to the literal it loads (LDR
+ * W/X/S/D/Q, LDRSW; not PRFM, which loads nothing), or 0 for any other
+ * instruction.  A literal at the instruction itself (offset 0) is not
+ * used.
+ */
+static int64_t a64_literal(struct qemu_plugin_insn *insn)
+{
+	const uint8_t *b = qemu_plugin_insn_data(insn);
+	uint32_t w;
+	int32_t imm19;
+
+	if (arch != ARCH_A64 || qemu_plugin_insn_size(insn) != 4)
+		return 0;
+	w = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+	/* opc 3: PRFM (V 0), which loads nothing, or unallocated (V 1) */
+	if ((w & 0x3b000000u) != 0x18000000u || w >> 30 == 3)
+		return 0;
+	imm19 = (int32_t)(((w >> 5) & 0x7ffff) << 13) >> 13;
+	return (int64_t)imm19 * 4;
+}
+
 static uint64_t page_of(uint64_t a)
 {
 	return a & ~((1ull << SHIFT_4K) - 1);
@@ -793,11 +1047,18 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t ha = (uintptr_t)qemu_plugin_insn_haddr(insn);
 		bool newpage = !i || page_of(va) != key.vpage[key.npages - 1];
 		int priv = va >> 63;
+		int64_t lit;
 
 		mk[i] = marker_of(insn);
 		if (mk[i] < 0)
 			key.n[priv]++;
-		if (tlb)
+		if (tlb && tlb_pt && ha && (lit = a64_literal(insn)))
+			qemu_plugin_register_vcpu_mem_cb(insn, vcpu_mem_lit,
+							 QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_RW,
+							 (void *)(uintptr_t)((ha + lit) |
+									     (uint64_t)priv << 63));
+		else if (tlb)
 			qemu_plugin_register_vcpu_mem_cb(insn, vcpu_mem,
 							 QEMU_PLUGIN_CB_NO_REGS,
 							 QEMU_PLUGIN_MEM_RW,
@@ -850,8 +1111,9 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 static void plugin_exit(qemu_plugin_id_t id, void *p)
 {
 	struct stats s;
-	char line[512];
+	char line[1024];
 	unsigned int i;
+	int n;
 
 	(void)id;
 	(void)p;
@@ -863,11 +1125,26 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 			 "mmrs-meter: warning: window %u still open at exit\n", i);
 		log_line(line);
 	}
-	snprintf(line, sizeof(line),
-		 "mmrs-meter: total mode=%s tlb=%s tlb_cont=%d tlb_huge=%d tlb_min=%u tlb_drop=1 vcpus=%u kernel_insns=%" PRIu64 " user_insns=%" PRIu64 " unmatched_ends=%" PRIu64 "\n",
-		 mode == MODE_TB ? "tb" : "insn", tlb ? tlb->name : "none",
-		 !!(tlb_sizes & SZ_64K), !!(tlb_sizes & SZ_2M), tlb_min,
-		 nr_vcpus, s.insns[KERN], s.insns[USER], nr_unmatched_ends);
+	n = snprintf(line, sizeof(line),
+		     "mmrs-meter: total mode=%s tlb=%s tlb_cont=%d tlb_huge=%d tlb_min=%u tlb_drop=1 tlb_src=%s vcpus=%u kernel_insns=%" PRIu64 " user_insns=%" PRIu64 " unmatched_ends=%" PRIu64,
+		     mode == MODE_TB ? "tb" : "insn", tlb ? tlb->name : "none",
+		     !!(tlb_sizes & SZ_64K), !!(tlb_sizes & SZ_2M), tlb_min,
+		     tlb_pt ? "pt" : "contig", nr_vcpus, s.insns[KERN], s.insns[USER],
+		     nr_unmatched_ends);
+	/*
+	 * tlb_src=pt: whether the host mapping of guest RAM was found, the
+	 * guest PA range it covers, the descriptors seen stored, and the user
+	 * walks by the entry size the page tables gave (blind: unreadable).
+	 */
+	if (tlb_pt)
+		n += snprintf(line + n, sizeof(line) - n,
+			      " pt_ready=%d pt_ram=0x%" PRIx64 "-0x%" PRIx64 " pt_calib=%" PRIu64 " pt_calib_bad=%" PRIu64
+			      " pt_cont_stores=%" PRIu64 " pt_huge_stores=%" PRIu64
+			      " pt_walk_4k=%" PRIu64 " pt_walk_64k=%" PRIu64 " pt_walk_2m=%" PRIu64 " pt_walk_blind=%" PRIu64,
+			      pt.ready, pt.pa_lo, pt.pa_hi, pt.calib, pt.calib_bad,
+			      pt.cont_stores, pt.huge_stores, s.pt_walk_sz[0], s.pt_walk_sz[1],
+			      s.pt_walk_sz[2], s.pt_walk_blind);
+	snprintf(line + n, sizeof(line) - n, "\n");
 	log_line(line);
 	if (log_fp != stderr)
 		fclose(log_fp);
@@ -935,6 +1212,15 @@ static int parse_args(int argc, char **argv)
 		} else if (!strcmp(argv[i], "tlb_huge")) {
 			if (parse_bool(argv[i], v, &tlb_huge))
 				return -1;
+		} else if (!strcmp(argv[i], "tlb_src")) {
+			if (!strcmp(v, "pt")) {
+				tlb_pt = true;
+			} else if (!strcmp(v, "contig")) {
+				tlb_pt = false;
+			} else {
+				fprintf(stderr, "mmrs-meter: tlb_src=%s: want contig or pt\n", v);
+				return -1;
+			}
 		} else if (!strcmp(argv[i], "tlb_min")) {
 			unsigned long n = strtoul(v, &end, 10);
 
@@ -974,6 +1260,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		fprintf(stderr, "mmrs-meter: no markers for target %s: counting totals only\n",
 			info->target_name);
 
+	if (tlb_pt && (!tlb || strcmp(tlb->name, "n1") || arch != ARCH_A64)) {
+		fprintf(stderr, "mmrs-meter: tlb_src=pt reads arm64 page-table entries: it needs tlb=n1 on qemu-system-aarch64\n");
+		return -1;
+	}
 	if (tlb) {
 		if (!strcmp(tlb->name, "x86core") && cont_set && tlb_cont)
 			fprintf(stderr, "mmrs-meter: tlb=x86core has no 64K entries: tlb_cont=1 ignored\n");

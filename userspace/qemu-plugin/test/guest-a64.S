@@ -18,6 +18,15 @@
  *   5     user loop, branch to TTBR1, kernel loop    user 2*N5+1, kernel 2*N5
  *  11     window 3's 64 code pages at the TTBR1      user 1, kernel 65*R3+1
  *         alias, MMU on (kernel iTLB misses)
+ *  13     loads through page tables the guest's       user 29
+ *         kernel alias wrote at run time (MMU on):
+ *         3 pages each of a contiguous-bit 64K block,
+ *         a contiguous block without the bit, two
+ *         blocks the bit does not make contpte, and a
+ *         2M block descriptor
+ *  14     window 3's 64 code pages through those      user 65*R3+2
+ *         tables: blocks 0 and 2 with the contiguous
+ *         bit, 1 and 3 without
  *   9     guest-c.c: mmrs_meter_begin(9); _end(9)    0
  *  10     guest-c.c: the same with a run-time id     (compiler's code)
  *   6     vCPU0 starts vCPU1 (PSCI) and stops;       user 9 + 3 + 2*N6 + 8*P
@@ -52,8 +61,19 @@
 #endif
 
 #define DATA_BUF	0x40200000	/* 2M aligned, 256 pages */
-#define BLK_BUF		0x40800000	/* window 12: 17 pages */
+#define BLK_BUF		0x40800000	/* window 12: 17 pages; 13: 64 */
 #define FAR_BUF		0x40a00000	/* window 12: 48 blocks of 64K, 3M */
+#define CHAIN_PA	0x40100000	/* the 64 code pages (.org 0x80000) */
+#define PT_L2		0x40e00000	/* windows 13, 14: L2 table of L1[3] */
+#define PT_L3		0x40e01000	/* ... and L3 table of its L2[0] */
+#define PT_VA		0xc0000000	/* L1[3]: VA 3G-4G, TTBR0 */
+#define PT_CODE		PT_VA		/* 64 pages -> CHAIN_PA */
+#define PT_DATA		(PT_VA + 0x100000)	/* 64 pages -> BLK_BUF */
+#define PT_HUGE		(PT_VA + 0x200000)	/* L2[1]: 2M block -> DATA_BUF */
+/* page: AF, nG, inner shareable, AP EL1/EL0 read-only, attr 0 */
+#define PTE_ATTR	0xfc3
+#define PMD_BLOCK_ATTR	0xfc1
+#define PTE_CONT_BIT	52
 #define KERN_OFF_HI	0xff80		/* 0xffffff8000000000 >> 32, low half */
 #define PSCI_CPU_OFF	0x84000002
 #define PSCI_CPU_ON	0xc4000003
@@ -85,6 +105,11 @@ _start:
 	cbnz	x0, park
 	adr	x0, stack_top
 	mov	sp, x0
+	/*
+	 * An LDR (literal): with tlb_src=pt the plugin finds the host
+	 * mapping of guest RAM from it.  Outside every window.
+	 */
+	ldr	x0, calib_lit
 	PUTC	'0'
 
 	/* window 0 */
@@ -257,6 +282,51 @@ kret11:
 	MEND	11
 	PUTC	'k'
 
+	/*
+	 * Windows 13 and 14: page tables written at run time, by kernel
+	 * code (the TTBR1 alias), as a kernel writes them: the plugin with
+	 * tlb_src=pt sees the stores and reads the entries back at each walk.
+	 */
+	adr	x0, build_pt
+	add	x0, x0, x7
+	adr	x8, kret_pt
+	br	x0
+kret_pt:
+	PUTC	't'
+
+	/*
+	 * window 13: pages 0, 5 and 15 of each of E, F, G, H (PT_DATA), and
+	 * the 2M block's pages 0, 100, 511
+	 */
+	movz	x2, #(PT_DATA >> 16), lsl #16
+	movz	x6, #(PT_HUGE >> 16), lsl #16
+	MBEGIN	13
+	.irp	blk, 0x00, 0x10, 0x20, 0x30
+	add	x4, x2, #\blk, lsl #12
+	ldr	x3, [x4]
+	add	x4, x2, #(\blk + 5), lsl #12
+	ldr	x3, [x4]
+	add	x4, x2, #(\blk + 15), lsl #12
+	ldr	x3, [x4]
+	.endr
+	ldr	x3, [x6]
+	add	x4, x6, #100, lsl #12
+	ldr	x3, [x4]
+	add	x4, x6, #511, lsl #12
+	ldr	x3, [x4]
+	MEND	13
+	PUTC	'd'
+
+	/* window 14: the code chain at PT_CODE, R3 rounds */
+	movz	x5, #R3
+	movz	x0, #(PT_CODE >> 16), lsl #16
+	adr	x8, kret14
+	MBEGIN	14
+	br	x0
+kret14:
+	MEND	14
+	PUTC	'i'
+
 	/* windows 9 and 10: the C header */
 	bl	cwin_const
 	mov	w0, #10
@@ -308,6 +378,78 @@ secondary:
 	MOV32	x0, PSCI_SYS_OFF
 	hvc	#0
 	b	park
+
+	/*
+	 * At the TTBR1 alias: L3 entries 0-63 map CHAIN_PA's 64 pages at
+	 * PT_CODE (blocks 0 and 2 with the contiguous bit), entries 256-287
+	 * BLK_BUF's 64 pages at PT_DATA (below); L2[1] is a
+	 * block descriptor for DATA_BUF at PT_HUGE; L2[0] -> L3, L1[3] -> L2.
+	 * Returns to x8.
+	 */
+build_pt:
+	movz	x2, #(PT_L2 >> 16), lsl #16
+	add	x2, x2, x7			/* L2 table, kernel alias */
+	add	x3, x2, #0x1000			/* L3 table */
+	movz	x6, #PTE_ATTR
+	mov	x4, xzr
+	movz	x5, #(CHAIN_PA >> 16), lsl #16
+1:	orr	x9, x5, x6
+	tst	x4, #16
+	b.ne	2f
+	orr	x9, x9, #(1 << PTE_CONT_BIT)
+2:	str	x9, [x3, x4, lsl #3]
+	add	x5, x5, #1, lsl #12
+	add	x4, x4, #1
+	cmp	x4, #64
+	b.ne	1b
+	/*
+	 * BLK_BUF's pages 0-63 at PT_DATA: E (0-15) with the contiguous
+	 * bit; F (16-31) contiguous without it; G (32-47) with it on all but
+	 * its last entry; H (48-63) with it on all 16, but pages 49 and 50
+	 * swapped: G and H are not contpte blocks, whatever one entry says.
+	 */
+	mov	x4, xzr
+	movz	x12, #(BLK_BUF >> 16), lsl #16
+3:	lsl	x5, x4, #12
+	cmp	x4, #49
+	b.ne	31f
+	add	x5, x5, #0x1000
+31:	cmp	x4, #50
+	b.ne	32f
+	sub	x5, x5, #0x1000
+32:	add	x5, x5, x12
+	orr	x9, x5, x6
+	cmp	x4, #16
+	b.lo	33f
+	cmp	x4, #32
+	b.lo	34f
+	cmp	x4, #47
+	b.eq	34f
+33:	orr	x9, x9, #(1 << PTE_CONT_BIT)
+34:	add	x10, x4, #256
+	str	x9, [x3, x10, lsl #3]
+	add	x4, x4, #1
+	cmp	x4, #64
+	b.ne	3b
+	movz	x9, #(DATA_BUF >> 16), lsl #16
+	movz	x10, #PMD_BLOCK_ATTR
+	orr	x9, x9, x10
+	str	x9, [x2, #8]			/* L2[1] */
+	movz	x9, #(PT_L3 >> 16), lsl #16
+	movk	x9, #((PT_L3 & 0xffff) | 3)
+	str	x9, [x2]			/* L2[0] */
+	adr	x11, ptable
+	movz	x9, #(PT_L2 >> 16), lsl #16
+	movk	x9, #3
+	str	x9, [x11, #24]			/* L1[3] */
+	dsb	ishst
+	tlbi	vmalle1
+	dsb	ish
+	isb
+	br	x8
+
+calib_lit:
+	.quad	0x6d6d72732d6d7472		/* "rtm-srmm" */
 
 	/* skip the faulting instruction */
 	.balign	2048
