@@ -89,12 +89,21 @@ def meter_windows(path):
             if tlb not in (None, "none") and total.get("tlb_drop") != "1":
                 tlb += "," + OLD_MODEL
             # tlb_src=pt (arm64 since 2026-12-02): user pages' entry sizes read from the
-            # page tables the guest wrote. Only if the plugin found guest RAM, and every
-            # calibration agreed; else its user entries were all 4K and it says nothing.
+            # page tables the guest wrote. Only if the plugin found guest RAM where QEMU's
+            # virt machine has it (its "physical" addresses are guest PAs only there),
+            # every calibration agreed and it saw contiguous-bit entries stored, and no
+            # window has a user walk it could not size; else the figures are 4K entries
+            # that say nothing.
             if total.get("tlb_src") == "pt":
-                if total.get("pt_ready") != "1" or total.get("pt_calib_bad") != "0":
+                blind = [w["id"] for w in wins if w.get("pt_walk_blind", "0") != "0"]
+                if (total.get("pt_ready") != "1" or total.get("pt_calib_bad") != "0"
+                        or not total.get("pt_ram", "").startswith("0x40000000-")
+                        or int(total.get("pt_cont_stores", "0")) == 0 or blind):
                     die(f"{mf}: refused: tlb_src=pt could not read the guest's page tables "
-                        f"(pt_ready={total.get('pt_ready')}, pt_calib_bad={total.get('pt_calib_bad')})")
+                        f"(pt_ready={total.get('pt_ready')}, pt_ram={total.get('pt_ram')}, "
+                        f"pt_calib_bad={total.get('pt_calib_bad')}, "
+                        f"pt_cont_stores={total.get('pt_cont_stores')}, "
+                        f"windows with unsized walks: {blind or 'none'})")
                 tlb += ",pt"
     return wins, tlb
 

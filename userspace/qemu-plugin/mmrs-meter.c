@@ -309,12 +309,15 @@ static void pblk_add(struct pblk *b, uint64_t delta)
 		b->nbad++;
 }
 
+enum pmap_change { PM_SAME, PM_REMAPPED, PM_SPLIT };
+
 /*
- * Record that page @va maps to @pa.  Returns true when large entries
- * built from this block may have become wrong: the page moved, or the
- * block stopped being contiguous.
+ * Record that page @va maps to @pa.  Says when large entries built from
+ * this block may have become wrong: the page moved (PM_REMAPPED), or the
+ * block stopped being contiguous (PM_SPLIT, which only the inference from
+ * contiguity builds on).
  */
-static bool pmap_record(struct pmap *pm, uint64_t va, uint64_t pa)
+static enum pmap_change pmap_record(struct pmap *pm, uint64_t va, uint64_t pa)
 {
 	struct pblk *b = pmap_get(pm, va >> SHIFT_2M);
 	unsigned int idx = (va >> SHIFT_4K) & (PAGES_PER_BLK - 1);
@@ -323,7 +326,7 @@ static bool pmap_record(struct pmap *pm, uint64_t va, uint64_t pa)
 	unsigned int bad = b->nbad;
 
 	if (b->pa[idx] == pp)
-		return false;
+		return PM_SAME;
 	if (b->pa[idx]) {
 		/* Remapped (or another address space): start afresh. */
 		memset(b->pa, 0, sizeof(b->pa));
@@ -331,11 +334,11 @@ static bool pmap_record(struct pmap *pm, uint64_t va, uint64_t pa)
 		b->nbad = 0;
 		b->pa[idx] = pp;
 		pblk_add(b, delta);
-		return true;
+		return PM_REMAPPED;
 	}
 	b->pa[idx] = pp;
 	pblk_add(b, delta);
-	return !bad && b->nbad;
+	return !bad && b->nbad ? PM_SPLIT : PM_SAME;
 }
 
 /* The entry size that VA-to-PA contiguity lets page @va be covered by. */
@@ -382,34 +385,48 @@ static unsigned int coverage(struct pmap *pm, uint64_t va)
  * plugin reads the descriptors the guest kernel stores: every 8-byte
  * kernel store is read back (memory callbacks run after the access) and,
  * if it is a user page descriptor with the contiguous bit or a user block
- * descriptor, the slot is remembered under the physical block it maps.
- * A walk of a user page then re-reads those slots: a 64K entry only if
- * all 16 PTEs of the naturally aligned group are valid, contiguous-bit
- * page descriptors mapping the 16 pages of the page's 64K physical block;
- * a 2M entry only if the slot is still a block descriptor mapping the
- * page's 2M physical block.  Stale or chance matches fail that re-read.
+ * descriptor, its slot is remembered under the physical block it maps, in
+ * one of PT_WAYS ways (one per page table mapping the block).  A walk of
+ * a user page then re-reads those slots: a 64K entry only if, in one
+ * way, all 16 PTEs of the naturally aligned group are valid,
+ * contiguous-bit page descriptors mapping the 16 pages of the page's 64K
+ * physical block in order; a 2M entry only if a slot is still a block
+ * descriptor mapping the page's 2M physical block.  Stale or chance
+ * matches fail that re-read.
  */
 #define A64_DESC_TYPE		3ull		/* bits 1:0 */
 #define A64_DESC_BLOCK		1ull		/* level 1/2 block */
 #define A64_DESC_PAGE		3ull		/* level 3 page (or a table) */
+#define A64_ATTRINDX		(7ull << 2)	/* MT_NORMAL 0, MT_NORMAL_TAGGED 1 */
 #define A64_NG			(1ull << 11)
 #define A64_CONT		(1ull << 52)
-#define A64_OA_MASK		0x0000fffffffff000ull	/* 48-bit PA, 4K granule */
 /*
- * Valid, not global: a user mapping.  The access flag is not asked for: an
- * entry aged by the kernel (AF clear) still maps its page, and the walk
- * sets AF again (FEAT_HAFDBS) or faults and the kernel does.
+ * Output address bits 47:12 (4K granule).  With LPA2 (52-bit PA) bits
+ * 49:48 are OA too and OA[51:50] sits in bits 9:8; guest RAM lies below
+ * 256 TiB, so bits 49:48 must be zero, and bits 9:8 are not read.
  */
-#define A64_USER_PAGE(v)	(((v) & (A64_DESC_TYPE | A64_NG)) == (A64_DESC_PAGE | A64_NG))
-#define A64_USER_BLOCK(v)	(((v) & (A64_DESC_TYPE | A64_NG)) == (A64_DESC_BLOCK | A64_NG))
+#define A64_OA_MASK		0x0000fffffffff000ull
+/*
+ * A user mapping: valid, not global, normal memory, none of bits 63:59
+ * (ignored or PBHA, never set by Linux 6.12 without POE, which QEMU 7.2
+ * lacks) nor 49:48.  A kernel pointer (bits 63:59 set) is not one.  The
+ * access flag is not asked for: an entry aged by the kernel still maps its
+ * page, and the walk sets AF again (FEAT_HAFDBS) or faults and the kernel
+ * does.
+ */
+#define A64_USER_MASK		(A64_DESC_TYPE | A64_NG | (6ull << 2) | (0x1full << 59) | (3ull << 48))
+#define A64_USER_PAGE(v)	(((v) & A64_USER_MASK) == (A64_DESC_PAGE | A64_NG))
+#define A64_USER_BLOCK(v)	(((v) & A64_USER_MASK) == (A64_DESC_BLOCK | A64_NG))
+/* Slot groups remembered per physical block: one per page table mapping it. */
+#define PT_WAYS			4
 
 static struct {
 	pthread_mutex_t lock;
 	bool ready;			/* read with acquire: the rest is set */
 	int64_t host_off;		/* host address - guest PA */
 	uint64_t pa_lo, pa_hi;		/* the RAM block, guest PA [lo, hi) */
-	uint64_t *cont;			/* per 64K block: slot group PA + 1, or 0 */
-	uint64_t *huge;			/* per 2M block: slot PA + 1, or 0 */
+	uint64_t *cont;			/* [64K block][way]: slot group PA + 1, or 0 */
+	uint64_t *huge;			/* [2M block][way]: slot PA + 1, or 0 */
 	uint64_t calib, calib_bad;	/* LDR-literal calibrations */
 	uint64_t cont_stores, huge_stores;
 } pt = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -436,7 +453,12 @@ static bool host_mapping(uintptr_t host, uintptr_t *lo, uintptr_t *hi)
 	return found;
 }
 
-/* One PC-relative load: @host is the host address of the byte it read at @pa. */
+/*
+ * One PC-relative load: @host is the host address of the literal it read
+ * at guest PA @pa.  Both are on the instruction's page (see a64_literal),
+ * so host - PA is a multiple of the page size; anything else is a bad
+ * calibration.
+ */
 static void pt_calibrate(uintptr_t host, uint64_t pa)
 {
 	int64_t off = (int64_t)(host - pa);
@@ -449,14 +471,20 @@ static void pt_calibrate(uintptr_t host, uint64_t pa)
 			__atomic_fetch_add(&pt.calib_bad, 1, __ATOMIC_RELAXED);
 		return;
 	}
+	if (off & ((1 << SHIFT_4K) - 1)) {
+		__atomic_fetch_add(&pt.calib_bad, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	pthread_mutex_lock(&pt.lock);
 	if (!pt.ready && host_mapping(host, &lo, &hi)) {
 		pt.host_off = off;
 		pt.pa_lo = (lo - off + (1ull << SHIFT_2M) - 1) & ~((1ull << SHIFT_2M) - 1);
 		pt.pa_hi = (hi - off) & ~((1ull << SHIFT_2M) - 1);
 		if (pt.pa_hi > pt.pa_lo) {
-			pt.cont = xcalloc((pt.pa_hi - pt.pa_lo) >> SHIFT_64K, sizeof(*pt.cont));
-			pt.huge = xcalloc((pt.pa_hi - pt.pa_lo) >> SHIFT_2M, sizeof(*pt.huge));
+			pt.cont = xcalloc(((pt.pa_hi - pt.pa_lo) >> SHIFT_64K) * PT_WAYS,
+					  sizeof(*pt.cont));
+			pt.huge = xcalloc(((pt.pa_hi - pt.pa_lo) >> SHIFT_2M) * PT_WAYS,
+					  sizeof(*pt.huge));
 			pt.calib = 1;
 			__atomic_store_n(&pt.ready, true, __ATOMIC_RELEASE);
 		}
@@ -474,6 +502,67 @@ static uint64_t pt_read(uint64_t pa)
 	return __atomic_load_n((uint64_t *)(uintptr_t)(pa + pt.host_off), __ATOMIC_RELAXED);
 }
 
+/* Do the 16 PTEs at @grp map the 64K block at @blk, contpte? */
+static bool pt_cont_ok(uint64_t grp, uint64_t blk)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++) {
+		uint64_t d = pt_read(grp + 8 * i);
+
+		if (!A64_USER_PAGE(d) || !(d & A64_CONT) ||
+		    (d & A64_OA_MASK) != blk + ((uint64_t)i << SHIFT_4K))
+			return false;
+	}
+	return true;
+}
+
+/* Does the descriptor at @slot map the 2M block at @blk? */
+static bool pt_huge_ok(uint64_t slot, uint64_t blk)
+{
+	uint64_t d = pt_read(slot);
+
+	return A64_USER_BLOCK(d) && (d & A64_OA_MASK) == blk;
+}
+
+/*
+ * Remember @slot (a PTE group or a block descriptor) for the block @blk:
+ * one way a page table.  A way whose entries no longer map the block
+ * (unmapped, or a chance match) is taken first; with all of them live, the
+ * slot's own way (by its address).
+ */
+static void pt_remember(uint64_t *ways, uint64_t slot, uint64_t blk,
+			bool (*ok)(uint64_t, uint64_t))
+{
+	unsigned int i, take = PT_WAYS;
+
+	for (i = 0; i < PT_WAYS; i++) {
+		uint64_t w = READ_ONCE(ways[i]);
+
+		if (w == slot + 1)
+			return;
+		if (take == PT_WAYS && (!w || !ok(w - 1, blk)))
+			take = i;
+	}
+	if (take == PT_WAYS)
+		take = (slot >> 7) % PT_WAYS;
+	WRITE_ONCE(ways[take], slot + 1);
+}
+
+/* Any of @ways live for @blk? */
+static bool pt_any(const uint64_t *ways, uint64_t blk, bool (*ok)(uint64_t, uint64_t))
+{
+	unsigned int i;
+
+	for (i = 0; i < PT_WAYS; i++) {
+		uint64_t w = READ_ONCE(ways[i]);
+
+		if (w && ok(w - 1, blk))
+			return true;
+	}
+	return false;
+}
+
 /* An 8-byte kernel store to @pa, already done: is it a user descriptor? */
 static void pt_store(uint64_t pa)
 {
@@ -484,10 +573,13 @@ static void pt_store(uint64_t pa)
 	v = pt_read(pa);
 	oa = v & A64_OA_MASK;
 	if (A64_USER_PAGE(v) && (v & A64_CONT) && pt_in_ram(oa, 1)) {
-		WRITE_ONCE(pt.cont[(oa - pt.pa_lo) >> SHIFT_64K], (pa & ~127ull) + 1);
+		uint64_t blk = oa & ~((1ull << SHIFT_64K) - 1);
+
+		pt_remember(&pt.cont[((blk - pt.pa_lo) >> SHIFT_64K) * PT_WAYS],
+			    pa & ~127ull, blk, pt_cont_ok);
 		__atomic_fetch_add(&pt.cont_stores, 1, __ATOMIC_RELAXED);
 	} else if (A64_USER_BLOCK(v) && !(oa & ((1ull << SHIFT_2M) - 1)) && pt_in_ram(oa, 1)) {
-		WRITE_ONCE(pt.huge[(oa - pt.pa_lo) >> SHIFT_2M], pa + 1);
+		pt_remember(&pt.huge[((oa - pt.pa_lo) >> SHIFT_2M) * PT_WAYS], pa, oa, pt_huge_ok);
 		__atomic_fetch_add(&pt.huge_stores, 1, __ATOMIC_RELAXED);
 	}
 }
@@ -499,36 +591,23 @@ static void pt_store(uint64_t pa)
  */
 static int pt_coverage(struct vcpu *v, uint64_t va, uint64_t pa)
 {
-	uint64_t slot, blk, i;
+	uint64_t blk;
 
 	if (!__atomic_load_n(&pt.ready, __ATOMIC_ACQUIRE) || !pt_in_ram(pa, 1)) {
 		STAT_ADD(v->st.pt_walk_blind, 1);
 		return -1;
 	}
 	blk = pa & ~((1ull << SHIFT_2M) - 1);
-	slot = READ_ONCE(pt.huge[(pa - pt.pa_lo) >> SHIFT_2M]);
-	if ((tlb_sizes & SZ_2M) && slot && !((pa - va) & ((1ull << SHIFT_2M) - 1))) {
-		uint64_t d = pt_read(slot - 1);
-
-		if (A64_USER_BLOCK(d) && (d & A64_OA_MASK) == blk) {
-			STAT_ADD(v->st.pt_walk_sz[2], 1);
-			return SHIFT_2M;
-		}
+	if ((tlb_sizes & SZ_2M) && !((pa - va) & ((1ull << SHIFT_2M) - 1)) &&
+	    pt_any(&pt.huge[((blk - pt.pa_lo) >> SHIFT_2M) * PT_WAYS], blk, pt_huge_ok)) {
+		STAT_ADD(v->st.pt_walk_sz[2], 1);
+		return SHIFT_2M;
 	}
 	blk = pa & ~((1ull << SHIFT_64K) - 1);
-	slot = READ_ONCE(pt.cont[(pa - pt.pa_lo) >> SHIFT_64K]);
-	if ((tlb_sizes & SZ_64K) && slot && !((pa - va) & ((1ull << SHIFT_64K) - 1))) {
-		for (i = 0; i < 16; i++) {
-			uint64_t d = pt_read(slot - 1 + 8 * i);
-
-			if (!A64_USER_PAGE(d) || !(d & A64_CONT) ||
-			    (d & A64_OA_MASK) != blk + (i << SHIFT_4K))
-				break;
-		}
-		if (i == 16) {
-			STAT_ADD(v->st.pt_walk_sz[1], 1);
-			return SHIFT_64K;
-		}
+	if ((tlb_sizes & SZ_64K) && !((pa - va) & ((1ull << SHIFT_64K) - 1)) &&
+	    pt_any(&pt.cont[((blk - pt.pa_lo) >> SHIFT_64K) * PT_WAYS], blk, pt_cont_ok)) {
+		STAT_ADD(v->st.pt_walk_sz[1], 1);
+		return SHIFT_64K;
 	}
 	STAT_ADD(v->st.pt_walk_sz[0], 1);
 	return SHIFT_4K;
@@ -733,6 +812,9 @@ static void tlb_access(struct vcpu *v, int side, uint64_t va, uint64_t pa,
 {
 	struct side_state *ss = &v->side[side];
 	uint64_t vpage = va >> SHIFT_4K, ppage = pa >> SHIFT_4K;
+	/* a user page (whoever accesses it) sized from the page tables */
+	bool from_pt = tlb_pt && !(va >> 63);
+	enum pmap_change change;
 	unsigned int shift;
 	struct tlbe *e;
 
@@ -757,11 +839,12 @@ static void tlb_access(struct vcpu *v, int side, uint64_t va, uint64_t pa,
 		STAT_ADD(v->st.walks[priv], 1);
 		if (side == SIDE_I)
 			STAT_ADD(v->st.iwalks[priv], 1);
-		if (pmap_record(&ss->pm, va, pa)) {
+		change = pmap_record(&ss->pm, va, pa);
+		if (change == PM_REMAPPED || (change == PM_SPLIT && !from_pt)) {
 			level_drop_large(&ss->l1, side, va);
 			level_drop_large(&v->l2, side, va);
 		}
-		if (tlb_pt && priv == USER)
+		if (from_pt)
 			shift = pt_shift(v, side, va, pa);
 		else
 			shift = coverage(&ss->pm, va);
@@ -1004,24 +1087,33 @@ static int marker_of(struct qemu_plugin_insn *insn)
 }
 
 /*
- * The offset from an aarch64 LDR (literal) to the literal it loads (LDR
- * W/X/S/D/Q, LDRSW; not PRFM, which loads nothing), or 0 for any other
- * instruction.  A literal at the instruction itself (offset 0) is not
- * used.
+ * The offset from an aarch64 LDR (literal) to the literal it loads, or 0:
+ * LDR W/X/S/D and LDRSW, whose one access of at most 8 bytes lies wholly
+ * in the instruction's own 4K page (the host address of another page need
+ * not follow the guest's); not LDR Q (two accesses in QEMU 7.2) nor PRFM
+ * (none).  A literal at the instruction itself (offset 0) is not used.
  */
 static int64_t a64_literal(struct qemu_plugin_insn *insn)
 {
 	const uint8_t *b = qemu_plugin_insn_data(insn);
+	uint64_t va = qemu_plugin_insn_vaddr(insn), lit;
+	unsigned int opc, size;
 	uint32_t w;
 	int32_t imm19;
 
 	if (arch != ARCH_A64 || qemu_plugin_insn_size(insn) != 4)
 		return 0;
 	w = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
-	/* opc 3: PRFM (V 0), which loads nothing, or unallocated (V 1) */
-	if ((w & 0x3b000000u) != 0x18000000u || w >> 30 == 3)
+	if ((w & 0x3b000000u) != 0x18000000u)
 		return 0;
+	opc = w >> 30;
+	if (opc == 3 || (opc == 2 && (w & (1u << 26))))	/* PRFM, unallocated; Q */
+		return 0;
+	size = opc == 1 ? 8 : 4;
 	imm19 = (int32_t)(((w >> 5) & 0x7ffff) << 13) >> 13;
+	lit = va + (int64_t)imm19 * 4;
+	if ((lit & ~0xfffull) != (va & ~0xfffull) || (lit & 0xfff) + size > 0x1000)
+		return 0;
 	return (int64_t)imm19 * 4;
 }
 

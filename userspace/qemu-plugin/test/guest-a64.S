@@ -18,11 +18,13 @@
  *   5     user loop, branch to TTBR1, kernel loop    user 2*N5+1, kernel 2*N5
  *  11     window 3's 64 code pages at the TTBR1      user 1, kernel 65*R3+1
  *         alias, MMU on (kernel iTLB misses)
- *  13     loads through page tables the guest's       user 29
+ *  13     loads through page tables the guest's       user 35
  *         kernel alias wrote at run time (MMU on):
- *         3 pages each of a contiguous-bit 64K block,
- *         a contiguous block without the bit, two
- *         blocks the bit does not make contpte, and a
+ *         3 pages each of a contiguous-bit 64K block
+ *         (also mapped and unmapped elsewhere), a
+ *         contiguous block without the bit, two
+ *         blocks the bit does not make contpte, a
+ *         contpte block stored by atomic swaps, and a
  *         2M block descriptor
  *  14     window 3's 64 code pages through those      user 65*R3+2
  *         tables: blocks 0 and 2 with the contiguous
@@ -61,14 +63,14 @@
 #endif
 
 #define DATA_BUF	0x40200000	/* 2M aligned, 256 pages */
-#define BLK_BUF		0x40800000	/* window 12: 17 pages; 13: 64 */
+#define BLK_BUF		0x40800000	/* window 12: 17 pages; 13: 80 */
 #define FAR_BUF		0x40a00000	/* window 12: 48 blocks of 64K, 3M */
 #define CHAIN_PA	0x40100000	/* the 64 code pages (.org 0x80000) */
 #define PT_L2		0x40e00000	/* windows 13, 14: L2 table of L1[3] */
 #define PT_L3		0x40e01000	/* ... and L3 table of its L2[0] */
 #define PT_VA		0xc0000000	/* L1[3]: VA 3G-4G, TTBR0 */
 #define PT_CODE		PT_VA		/* 64 pages -> CHAIN_PA */
-#define PT_DATA		(PT_VA + 0x100000)	/* 64 pages -> BLK_BUF */
+#define PT_DATA		(PT_VA + 0x100000)	/* 80 pages -> BLK_BUF */
 #define PT_HUGE		(PT_VA + 0x200000)	/* L2[1]: 2M block -> DATA_BUF */
 /* page: AF, nG, inner shareable, AP EL1/EL0 read-only, attr 0 */
 #define PTE_ATTR	0xfc3
@@ -97,6 +99,7 @@
 	movk	\reg, #((\val) >> 16), lsl #16
 .endm
 
+	.arch_extension lse
 	.text
 	.globl	_start
 _start:
@@ -110,7 +113,25 @@ _start:
 	 * mapping of guest RAM from it.  Outside every window.
 	 */
 	ldr	x0, calib_lit
-	PUTC	'0'
+	/*
+	 * An LDR Q (literal), FP enabled first: QEMU 7.2 makes two 8-byte
+	 * accesses of it, which must not calibrate (pt_calib stays 1 and
+	 * pt_calib_bad 0).
+	 */
+	mov	x0, #(3 << 20)
+	msr	cpacr_el1, x0
+	isb
+	.arch_extension fp
+	.arch_extension simd
+	ldr	q0, calib_q
+	b	1f
+	.balign	16
+calib_lit:
+	.quad	0x6d6d72732d6d7472		/* "rtm-srmm" */
+	.quad	0
+calib_q:
+	.quad	0x6d6d72732d6d7472, 0x6d6d72732d6d7472
+1:	PUTC	'0'
 
 	/* window 0 */
 	movz	x1, #N0 & 0xffff
@@ -295,13 +316,13 @@ kret_pt:
 	PUTC	't'
 
 	/*
-	 * window 13: pages 0, 5 and 15 of each of E, F, G, H (PT_DATA), and
+	 * window 13: pages 0, 5 and 15 of each of E, F, G, H, K (PT_DATA), and
 	 * the 2M block's pages 0, 100, 511
 	 */
 	movz	x2, #(PT_DATA >> 16), lsl #16
 	movz	x6, #(PT_HUGE >> 16), lsl #16
 	MBEGIN	13
-	.irp	blk, 0x00, 0x10, 0x20, 0x30
+	.irp	blk, 0x00, 0x10, 0x20, 0x30, 0x40
 	add	x4, x2, #\blk, lsl #12
 	ldr	x3, [x4]
 	add	x4, x2, #(\blk + 5), lsl #12
@@ -381,8 +402,8 @@ secondary:
 
 	/*
 	 * At the TTBR1 alias: L3 entries 0-63 map CHAIN_PA's 64 pages at
-	 * PT_CODE (blocks 0 and 2 with the contiguous bit), entries 256-287
-	 * BLK_BUF's 64 pages at PT_DATA (below); L2[1] is a
+	 * PT_CODE (blocks 0 and 2 with the contiguous bit), entries 256-335
+	 * BLK_BUF's 80 pages at PT_DATA (below); L2[1] is a
 	 * block descriptor for DATA_BUF at PT_HUGE; L2[0] -> L3, L1[3] -> L2.
 	 * Returns to x8.
 	 */
@@ -431,6 +452,41 @@ build_pt:
 	add	x4, x4, #1
 	cmp	x4, #64
 	b.ne	3b
+	/*
+	 * K: BLK_BUF's pages 64-79 at PT_DATA + 256K, contpte, each entry
+	 * stored by an atomic swap (as the kernel's xchg and cmpxchg store).
+	 */
+5:	lsl	x5, x4, #12
+	add	x5, x5, x12
+	orr	x9, x5, x6
+	orr	x9, x9, #(1 << PTE_CONT_BIT)
+	add	x10, x4, #256
+	add	x10, x3, x10, lsl #3
+	swp	x9, x13, [x10]
+	add	x4, x4, #1
+	cmp	x4, #80
+	b.ne	5b
+	/*
+	 * E once more, contpte at L3 entries 448-463, as a second process
+	 * maps the same folio, then unmapped: E's first mapping must still
+	 * be found.
+	 */
+	mov	x4, xzr
+6:	lsl	x5, x4, #12
+	add	x5, x5, x12
+	orr	x9, x5, x6
+	orr	x9, x9, #(1 << PTE_CONT_BIT)
+	add	x10, x4, #448
+	str	x9, [x3, x10, lsl #3]
+	add	x4, x4, #1
+	cmp	x4, #16
+	b.ne	6b
+	mov	x4, xzr
+7:	add	x10, x4, #448
+	str	xzr, [x3, x10, lsl #3]
+	add	x4, x4, #1
+	cmp	x4, #16
+	b.ne	7b
 	movz	x9, #(DATA_BUF >> 16), lsl #16
 	movz	x10, #PMD_BLOCK_ATTR
 	orr	x9, x9, x10
@@ -447,9 +503,6 @@ build_pt:
 	dsb	ish
 	isb
 	br	x8
-
-calib_lit:
-	.quad	0x6d6d72732d6d7472		/* "rtm-srmm" */
 
 	/* skip the faulting instruction */
 	.balign	2048
