@@ -7,7 +7,8 @@
 # (scripts/testdata/fake-vmlinux.S). Checks the classifier on each log, that
 # a stale INT3 is booted once more and passes, that it is rerun only once, and
 # that an INT3 of the image (padding), one off the static branch sites and an
-# oops before the INT3 are not rerun. Used by make lint.
+# oops before the INT3 are not rerun; and that a guest hung after a splat is
+# stopped MMRS_SPLAT_GRACE seconds after it. Used by make lint.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,11 +30,15 @@ echo $((n + 1)) > "$FAKE_DIR/calls"
 set -- $FAKE_LOGS
 shift "$n" 2>/dev/null
 f=${1:-ok}
-if [ "$f" = ok ]; then
-	echo "mmrs-init: done"
-else
-	cat "$FAKE_FIXTURES/$f"
-fi
+case "$f" in
+ok) echo "mmrs-init: done" ;;
+# a kernel that complains, then hangs (or only hangs): this process,
+# recorded, stays until it is signalled
+splat-hang) echo "[    1.000000] kernel BUG at mm/memory.c:1234!"
+	echo $$ > "$FAKE_DIR/qemu.pid"; exec sleep 300 ;;
+hang) echo $$ > "$FAKE_DIR/qemu.pid"; exec sleep 300 ;;
+*) cat "$FAKE_FIXTURES/$f" ;;
+esac
 EOS
 chmod +x "$tmp/bin/qemu-system-x86_64"
 
@@ -61,15 +66,19 @@ for f in oops-int3-padding.log oops-int3-not-a-site.log oops-bug-then-int3.log; 
 		fail "tcg-stale-int3.py takes $f for QEMU's stale INT3"
 done
 
-# run LOGS: boots the fake guest; sets brc and calls
+# run LOGS [TIMEOUT]: boots the fake guest; sets brc, calls and secs
 run() {
-	rm -f "$tmp/calls" "$tmp"/boot.log* "$tmp/tcg-stale-int3.txt"
+	local t0=$SECONDS
+	rm -f "$tmp/calls" "$tmp"/boot.log* "$tmp/tcg-stale-int3.txt" "$tmp/qemu.pid"
 	PATH="$tmp/bin:$PATH" FAKE_DIR=$tmp FAKE_FIXTURES=$D FAKE_LOGS=$1 \
 	MMRS_LOG="$tmp/boot.log" MMRS_INITRD="$tmp/initrd" \
-		"$REPO/scripts/boot.sh" x86_64 "$fake" demo 30 >/dev/null 2>"$tmp/err"
+		"$REPO/scripts/boot.sh" x86_64 "$fake" demo "${2:-30}" >/dev/null 2>"$tmp/err"
 	brc=$?
-	calls=$(cat "$tmp/calls")
+	calls=$(cat "$tmp/calls" 2>/dev/null || echo 0)
+	secs=$(( SECONDS - t0 ))
 }
+# gone: the fake QEMU of the last run is no longer running
+gone() { ! kill -0 "$(cat "$tmp/qemu.pid")" 2>/dev/null; }
 run "oops-int3-stale-flipkey.log ok"
 [ "$brc" = 0 ] && [ "$calls" = 2 ] && [ -f "$tmp/boot.log.tcg-stale-int3" ] &&
 	grep -q 'task_tick_fair+0x86' "$tmp/tcg-stale-int3.txt" ||
@@ -88,5 +97,23 @@ grep -qx 'RIP: 0010:sched_clock_tick+0x1b/0x20' "$tmp/err" ||
 	fail "boot.sh does not print the RIP line of a failed boot"
 run "ok"
 [ "$brc" = 0 ] && [ "$calls" = 1 ] || fail "a good boot: exit $brc after $calls boots (want 0 after 1)"
+
+# A guest that complains and hangs is stopped MMRS_SPLAT_GRACE seconds after
+# the complaint, not at the boot's time limit, and fails naming it; with 0 it
+# runs to the limit; a guest that hangs without complaining runs to the limit.
+MMRS_SPLAT_GRACE=2 run splat-hang 60
+{ [ "$brc" = 1 ] && [ "$secs" -lt 12 ] && gone &&
+	grep -q 'stopped [0-9]*s after the kernel.s first complaint (MMRS_SPLAT_GRACE=2)' "$tmp/err" &&
+	grep -q 'kernel BUG at mm/memory.c:1234' "$tmp/err"; } ||
+	fail "a complaint then a hang, grace 2 s: exit $brc after ${secs}s: $(head -n 2 "$tmp/err" | tr '\n' ' ')"
+MMRS_SPLAT_GRACE=0 run splat-hang 6
+{ [ "$brc" = 1 ] && [ "$secs" -ge 6 ] && gone && grep -q 'timed out after 6s' "$tmp/err"; } ||
+	fail "a complaint then a hang, grace 0: exit $brc after ${secs}s: $(head -n 2 "$tmp/err" | tr '\n' ' ')"
+MMRS_SPLAT_GRACE=2 run hang 6
+{ [ "$brc" = 1 ] && [ "$secs" -ge 6 ] && gone && grep -q 'timed out after 6s' "$tmp/err"; } ||
+	fail "a hang without a complaint, grace 2 s: exit $brc after ${secs}s: $(head -n 2 "$tmp/err" | tr '\n' ' ')"
+MMRS_SPLAT_GRACE=2x run ok
+[ "$brc" = 2 ] && grep -q 'MMRS_SPLAT_GRACE=2x: want seconds' "$tmp/err" ||
+	fail "MMRS_SPLAT_GRACE=2x: exit $brc: $(head -n 1 "$tmp/err")"
 [ $rc = 0 ] && echo "boot-retry-test: ok"
 exit $rc

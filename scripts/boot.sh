@@ -16,7 +16,12 @@
 # MMRS_INITRD replaces the initramfs. Given -numa nodes, a kernel that cannot
 # read them (no ACPI NUMA, no OF NUMA) is booted with numa=fake=N.
 # Exits non-zero on any failure; a kernel splat is any line that matches
-# scripts/splats.txt.
+# scripts/splats.txt. A guest still running MMRS_SPLAT_GRACE seconds (default
+# 300; 0: never) after the first splat reached its console is stopped there
+# and fails: a kernel that BUGs with a lock held (a task killed in the mmap
+# lock's write section) would otherwise hang until TIMEOUT, and its verdict
+# is failed already. A boot that must run on past its splats (verdict-boot.sh
+# provokes them; a selftest run compares the whole list) sets 0.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,12 +58,49 @@ if [ "$nodes" -gt 1 ] && [ -f "$cfg" ] && ! grep -qxE 'CONFIG_(ACPI|OF)_NUMA=y' 
 fi
 [ -f "$initrd" ] || { echo "boot.sh: no $initrd" >&2; exit 2; }
 
+grace=${MMRS_SPLAT_GRACE:-300}
+case "$grace" in ''|*[!0-9]*) echo "boot.sh: MMRS_SPLAT_GRACE=$grace: want seconds (0: never)" >&2; exit 2 ;; esac
+stopped="$log.splat-stop"
+
+# splat_watch: every 2 s, the console log so far against the splat list;
+# MMRS_SPLAT_GRACE seconds after the first splat, stops the guest by
+# signalling this script's own timeout (which passes it to QEMU), and says so
+# in $stopped.
+splat_watch() {
+	local first=0 now t
+	while sleep 2; do
+		now=$(date +%s)
+		if [ "$first" = 0 ]; then
+			mm_rs_splats "$log" >/dev/null && first=$now
+		elif [ $(( now - first )) -ge "$grace" ]; then
+			echo "$(( now - first ))" > "$stopped"
+			t=$(pgrep -P $$ -x timeout) || return
+			kill -TERM "$t"
+			# QEMU ends on SIGTERM; one that does not is killed
+			sleep 15
+			! kill -0 "$t" 2>/dev/null || pkill -KILL -P "$t"
+			return
+		fi
+	done
+}
+
 boot() {
+	local watcher=
+	rm -f "$stopped"
+	: > "$log"
+	if [ "$grace" != 0 ]; then
+		splat_watch &
+		watcher=$!
+	fi
 	timeout --foreground -k 10 "$tmo" "${qemu[@]}" -m "${MMRS_MEM:-3G}" -smp "${MMRS_SMP:-2}${MMRS_SMP_TOPOLOGY:+,$MMRS_SMP_TOPOLOGY}" -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=$console panic=-1 loglevel=$MM_RS_LOGLEVEL rootfstype=ramfs ${MMRS_APPEND:-}mmrs.run=$progs" "$@" \
 		</dev/null 2>&1 | tee "$log" | sed -u -n '/^mmrs-data/d; /^mmrs-init\|^==\|^  \|^mmrs\|^selftest\|^ok \|^not ok\|^# /p'
 	rc=${PIPESTATUS[0]}
+	if [ -n "$watcher" ]; then
+		kill "$watcher" 2>/dev/null
+		wait "$watcher" 2>/dev/null
+	fi
 }
 boot "$@"
 # QEMU 7.2's multi-threaded TCG can run a stale translation of x86 kernel
@@ -76,6 +118,13 @@ if [ "$arch" = x86_64 ] && what=$(python3 "$REPO/scripts/tcg-stale-int3.py" "$lo
 fi
 # Where a failed kernel was: enough to tell a kernel bug from QEMU's.
 where() { grep -aE '^(CPU|RIP|Code|pc) ?: ' "$log" | head -n 6 >&2; }
+if [ -f "$stopped" ]; then
+	echo "boot: $arch $flavour guest stopped $(cat "$stopped")s after the kernel's first complaint" \
+		"(MMRS_SPLAT_GRACE=$grace); console log: ${log#$REPO/}" >&2
+	mm_rs_splats "$log" | head -n 5 >&2
+	where
+	exit 1
+fi
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	echo "boot: $arch $flavour guest timed out after ${tmo}s; console log: ${log#$REPO/}" >&2
 	exit 1
