@@ -19,6 +19,7 @@ PKGS=(linux-source-6.12 rustc-web rust-web-src rust-web-clippy rustfmt-web
       libssl-dev cpio xz-utils python3 rsync kmod patch make gcc erofs-utils
       git python3-ply python3-git   # these two: checkpatch's SPDX check (make series-check)
       python3-docutils              # make lint: docs/*.rst parse without a warning
+      procps                        # pgrep: boot.sh stops a guest hung after a splat
       linux-config-6.12)            # Debian's own configurations (scripts/debian-config.sh)
 
 missing=()
