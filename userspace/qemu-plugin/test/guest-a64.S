@@ -330,6 +330,8 @@ kret_pt:
 	add	x4, x2, #(\blk + 15), lsl #12
 	ldr	x3, [x4]
 	.endr
+	add	x4, x2, #(481 - 256 + 4), lsl #12	/* E page 4, misaligned */
+	ldr	x3, [x4]
 	ldr	x3, [x6]
 	add	x4, x6, #100, lsl #12
 	ldr	x3, [x4]
@@ -487,6 +489,20 @@ build_pt:
 	add	x4, x4, #1
 	cmp	x4, #16
 	b.ne	7b
+	/*
+	 * E's pages once more, without the bit, one page off 64K alignment
+	 * (L3 entries 481-496): a walk there must not take E's contpte
+	 * group for its own.
+	 */
+	mov	x4, xzr
+8:	lsl	x5, x4, #12
+	add	x5, x5, x12
+	orr	x9, x5, x6
+	add	x10, x4, #481
+	str	x9, [x3, x10, lsl #3]
+	add	x4, x4, #1
+	cmp	x4, #16
+	b.ne	8b
 	movz	x9, #(DATA_BUF >> 16), lsl #16
 	movz	x10, #PMD_BLOCK_ATTR
 	orr	x9, x9, x10
