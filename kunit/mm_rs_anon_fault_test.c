@@ -1504,6 +1504,7 @@ static void forced_write_readonly_vma(struct kunit *test)
  * counts, data), with the same returns, MM_ANONPAGES and mTHP statistics.
  */
 #define INSTALL_CASES	64
+#define INSTALL_CASES_MAX	256
 #define INSTALL_FAULTS	4
 #define INSTALL_PRE	6
 
@@ -1776,6 +1777,52 @@ static void install_differs(struct kunit *test, unsigned int n, const struct ins
 	}
 }
 
+/*
+ * The values of the input table (docs/testing.rst) a sweep must build, a bit
+ * each: a seed whose INSTALL_CASES cases miss one draws more, up to
+ * INSTALL_CASES_MAX, so that no seed passes without having built them all.
+ */
+enum {
+	COV_HEAD, COV_TAIL,			/* the VMA ends inside the PMD range */
+	COV_TABLE, COV_NO_TABLE,		/* a PTE table before the faults, none */
+	COV_PRE_DATA, COV_PRE_ZERO, COV_PRE_MARKER,	/* entries before */
+	COV_PATH_ORDER, COV_PATH_FAULT, COV_PATH_BOTH,	/* the Rust run's path */
+	COV_READ, COV_WRITE,
+	COV_UFFD_MISSING, COV_UNSTABLE,		/* refusals */
+	COV_LARGE,				/* a large folio installed */
+	COV_NR
+};
+
+static unsigned long install_cov_wanted(void)
+{
+	unsigned long want = GENMASK(COV_NR - 1, 0);
+
+	return uffd_wp_markers() ? want : want & ~BIT(COV_PRE_MARKER);
+}
+
+/* The values case @c, with the C run's result @r, built. */
+static unsigned long install_cov(const struct install_case *c, const struct install_result *r)
+{
+	unsigned long cov = 0;
+	unsigned int i;
+
+	cov |= (c->head ? BIT(COV_HEAD) : 0) | (c->tail ? BIT(COV_TAIL) : 0);
+	cov |= c->table ? BIT(COV_TABLE) : c->nr_pre ? 0 : BIT(COV_NO_TABLE);
+	for (i = 0; i < c->nr_pre; i++)
+		cov |= BIT(c->pre[i] == PRE_WRITE ? COV_PRE_DATA :
+			   c->pre[i] == PRE_READ ? COV_PRE_ZERO : COV_PRE_MARKER);
+	cov |= BIT(!c->paths.anon_fault ? COV_PATH_ORDER :
+		   !c->paths.anon_order ? COV_PATH_FAULT : COV_PATH_BOTH);
+	for (i = 0; i < INSTALL_FAULTS; i++)
+		cov |= BIT(c->write[i] ? COV_WRITE : COV_READ);
+	cov |= (c->uffd_missing ? BIT(COV_UFFD_MISSING) : 0) |
+	       (c->unstable ? BIT(COV_UNSTABLE) : 0);
+	for (i = 0; i < PTRS_PER_PTE; i++)
+		if ((r->entry[i] & 7) == E_FOLIO && (r->entry[i] >> 9 & 15))
+			cov |= BIT(COV_LARGE);
+	return cov;
+}
+
 /* The first INSTALL_REPLAY cases run again, on C, to see the sweep is its seed's. */
 #define INSTALL_REPLAY	4
 
@@ -1804,6 +1851,7 @@ static void install_random_same_as_c(struct kunit *test)
 	struct install_result *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
 	pte_t *ptes = kunit_kcalloc(test, PTRS_PER_PTE, sizeof(*ptes), GFP_KERNEL);
 	unsigned int n, i, large = 0, refused = 0, markers = 0, rust_hits = 0, fallbacks = 0;
+	unsigned long cov = 0, want = install_cov_wanted();
 	u64 seed = mm_rs_kunit_seed(test, 0x696e7374);
 	struct entry_probes probes;
 	struct rnd_state rs;
@@ -1815,9 +1863,10 @@ static void install_random_same_as_c(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ptes);
 	entry_probes_start(test, &probes);
 	prandom_seed_state(&rs, seed);
-	for (n = 0; n < INSTALL_CASES; n++) {
+	for (n = 0; n < INSTALL_CASES || (cov != want && n < INSTALL_CASES_MAX); n++) {
 		install_random_case(&rs, &ctx->saved, c);
 		install_run(test, c, false, ptes, rc);
+		cov |= install_cov(c, rc);
 		if (n < INSTALL_REPLAY)
 			digest = jhash(rc, sizeof(*rc), digest);
 		/* the C run is C's: no Rust entry point ran */
@@ -1853,8 +1902,9 @@ static void install_random_same_as_c(struct kunit *test)
 	}
 	KUNIT_EXPECT_GT(test, rust_hits, 0);
 	KUNIT_EXPECT_GT(test, large, 0);
+	KUNIT_EXPECT_EQ_MSG(test, cov, want, "values never built: %#lx (COV_* bits)", want & ~cov);
 	kunit_info(test, "%u cases, %u large folios, %u fallbacks, %u faults refused, %u uffd-wp markers left",
-		   INSTALL_CASES, large, fallbacks, refused, markers);
+		   n, large, fallbacks, refused, markers);
 	/* The same seed builds the same cases, and another seed other ones. */
 	KUNIT_EXPECT_EQ(test, install_replay(test, seed, INSTALL_REPLAY, c, rc, ptes), digest);
 	KUNIT_EXPECT_NE(test, install_replay(test, seed ^ 1, INSTALL_REPLAY, c, rc, ptes), digest);

@@ -161,11 +161,20 @@ static void window_top_of_range(struct kunit *test)
 	c.vm_pages = top - c.vm_pgoff;
 	expect_window(test, c, eof - 16, 16, "last page of a LLONG_MAX file");
 
-	/* vm_pgoff + vm_pages wraps: the VMA end saturates. */
+	/*
+	 * vm_pgoff + vm_pages wraps, the fault inside the file: the VMA end
+	 * saturates, and the window ends at the file's end. No VMA reaches this
+	 * (do_mmap() refuses a pgoff + pages that wraps), but the function takes
+	 * any.
+	 */
+	c.vm_pages = top;
+	expect_window(test, c, eof - 16, 16, "VMA end wraps, the fault inside the file");
+
+	/* The same, the fault past the file's end: no window. */
 	c.vm_pgoff = top - 10;
 	c.vm_pages = 100;
 	c.pgoff = top - 5;
-	check_case(test, &c, "VMA end past ULONG_MAX");
+	expect_window(test, c, 0, 0, "VMA end past ULONG_MAX, the fault past the file");
 
 	/* ra_pages from a start near the top wraps: the end saturates. */
 	c.vm_pgoff = eof - 100;

@@ -20,6 +20,7 @@
 #include <kunit/test.h>
 #include <linux/mm.h>
 #include <linux/huge_mm.h>
+#include <linux/irq_work.h>
 #include <linux/khugepaged.h>
 #include <linux/kthread.h>
 #include <linux/kprobes.h>
@@ -314,7 +315,23 @@ struct fault_watch {
 	struct mm_struct *mm;
 	atomic_t faults, unlocked;
 	int signal_after;	/* raise a signal as the Nth unshare fault starts */
+	struct irq_work signal_work;	/* sends it: send_sig() to @task */
+	struct task_struct *task;
 };
+
+/*
+ * The signal, SIGUSR1 from the kernel, sent in the hard interrupt of an
+ * irq_work, as a timer's or another CPU's would arrive: the kprobe that
+ * raises it runs in the breakpoint's exception (on x86_64 an NMI-like
+ * context), which may not take the siglock. The interrupt is taken as the
+ * exception returns, with the unshare fault begun.
+ */
+static void fault_watch_signal(struct irq_work *work)
+{
+	struct fault_watch *w = container_of(work, struct fault_watch, signal_work);
+
+	send_sig(SIGUSR1, w->task, 1);
+}
 
 /* unmerge()'s signal_after for the next unmerge; 0 for none. */
 static int next_signal_after;
@@ -333,7 +350,7 @@ static int fault_watch_pre(struct kprobe *kp, struct pt_regs *regs)
 	 * pages of one table. The kprobe runs in the unmerging task.
 	 */
 	if (atomic_inc_return(&w->faults) == w->signal_after)
-		set_tsk_thread_flag(current, TIF_SIGPENDING);
+		irq_work_queue(&w->signal_work);
 #ifdef CONFIG_PER_VMA_LOCK
 	if (READ_ONCE(vma->vm_lock_seq) != READ_ONCE(vma->vm_mm->mm_lock_seq.sequence))
 		atomic_inc(&w->unlocked);
@@ -361,18 +378,26 @@ static void watched_unmerge(struct kunit *test, unsigned long base, bool rust, b
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	w->mm = mm;
 	w->signal_after = signal_after;
+	w->task = current;
+	init_irq_work(&w->signal_work, fault_watch_signal);
 	w->kp.symbol_name = "handle_mm_fault";
 	w->kp.pre_handler = fault_watch_pre;
 	KUNIT_ASSERT_EQ(test, mm_rs_register_kprobe(test, &w->kp), 0);
 	set_rust(test, rust);
 	mm_rs_probe_hits(probe);
+	/* A kthread ignores every signal it has not allowed: the case's runs. */
+	allow_signal(SIGUSR1);
 	if (signal)
-		set_tsk_thread_flag(current, TIF_SIGPENDING);
+		send_sig(SIGUSR1, current, 1);
 	out->ret = do_madvise(mm, base, K_LEN, MADV_UNMERGEABLE);
-	if (signal || signal_after)
-		clear_tsk_thread_flag(current, TIF_SIGPENDING);
-	out->rust_calls = mm_rs_probe_hits(probe);
 	unregister_kprobe(&w->kp);
+	irq_work_sync(&w->signal_work);
+	/* Sent when asked, not at another time: pending now, and then taken back. */
+	KUNIT_EXPECT_EQ(test, signal_pending(current),
+			signal || (signal_after && atomic_read(&w->faults) >= signal_after));
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+	out->rust_calls = mm_rs_probe_hits(probe);
 	out->unshare_faults = atomic_read(&w->faults);
 	out->unlocked_faults = atomic_read(&w->unlocked);
 }

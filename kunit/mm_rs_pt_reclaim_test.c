@@ -697,7 +697,7 @@ struct conc_worker {
 	struct conc_ctx *ctx;
 	enum conc_role role;
 	struct completion exited;
-	u32 seed;
+	u64 seed;
 };
 
 #define GUARD_START(c)	((c)->base + (CONC_TABLES - 1) * PMD_SIZE + PMD_SIZE / 2)
@@ -778,6 +778,7 @@ static void concurrent_fault_gup_dontneed(struct kunit *test)
 	struct conc_ctx ctx = {};
 	struct pt_counts c0, c1;
 	struct task_struct *task;
+	u64 seed;
 	int i;
 
 	ctx.base = map_tables(test, CONC_TABLES);
@@ -786,12 +787,13 @@ static void concurrent_fault_gup_dontneed(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, touch(ctx.base, CONC_TABLES * PMD_SIZE - GUARD_LEN, 1), 0);
 	KUNIT_ASSERT_EQ(test, touch(GUARD_START(&ctx), GUARD_LEN, GUARD_VAL), 0);
 	pt_counts_get(&c0);
+	seed = mm_rs_kunit_seed(test, 0x636f6e63);
 
 	for (i = 0; i <= CONC_ROLES; i++) {
 		/* Two zappers, so that zaps also race with each other. */
 		workers[i].role = i < CONC_ROLES ? i : CONC_ZAP;
 		workers[i].ctx = &ctx;
-		workers[i].seed = 0x636f6e63 + i;
+		workers[i].seed = seed + i;
 		init_completion(&workers[i].exited);
 		task = kthread_run(conc_worker_fn, &workers[i], "mm_rs_ptr/%d", i);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(task));

@@ -594,7 +594,7 @@ static void default_max_none_keeps_all(struct kunit *test)
 
 /*
  * auto's own verdict at max_ptes_none's default (511): with mthp, 6.12's
- * rule, nothing is split; with auto, an mTHP more than half zero-filled is
+ * rule, nothing is split; with auto, an mTHP half zero-filled or more is
  * split and a dense one is not, and the faults of auto queue their mTHPs
  * even at 511.
  */
@@ -641,6 +641,100 @@ static void auto_own_verdict_at_default(struct kunit *test)
 			KUNIT_FAIL(test, "dense page at +%lu reads %d", i, c);
 			break;
 		}
+	}
+}
+
+/*
+ * Whether page @i of block @b (0: half its pages zero-filled, 1: one fewer)
+ * of auto_half_zero_edge() is written: every other page of block 0, the
+ * first half and one page more of block 1.
+ */
+static bool half_edge_written(int b, int i, int nr)
+{
+	return b ? i <= nr / 2 : i % 2 == 0;
+}
+
+/*
+ * The edge of auto's own verdict, at every mTHP order: judged as at
+ * max_ptes_none 255, an mTHP of order o is underused when more than
+ * 255 >> (PMD_ORDER - o) of its pages are zero-filled, that is when half of
+ * them or more are. Two blocks of the order, queued at fault under mthp and
+ * judged at 511 under auto: one with exactly half its pages zero-filled is
+ * split, one with one page fewer stays whole. The sparse and dense blocks of
+ * auto_own_verdict_at_default() build neither, and the largest mTHP order
+ * tells auto's threshold from any other but 254, which no order tells apart.
+ */
+static void auto_half_zero_edge(struct kunit *test)
+{
+	struct underused_ctx *ctx = test->priv;
+	struct thp_knobs k = { .tpf = ctx->saved.tpf };
+	int order;
+
+	for (order = FIRST_ORDER; order < HPAGE_PMD_ORDER; order++) {
+		int nr = 1 << order, b, i, bad = 0;
+		unsigned long addr, base, checked0, split0, zero0;
+		long anon0;
+		char c;
+
+		KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("mthp"), 0);
+		WRITE_ONCE(khugepaged_max_ptes_none, U_MAX_NONE);
+		mm_rs_knobs_only(&k, order, KNOB_ALWAYS);
+		mm_rs_knobs_set(&k);
+		addr = mm_rs_map_anon(test, 3 * nr * PAGE_SIZE);
+		KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+		KUNIT_ASSERT_NE(test, addr, 0);
+		base = ALIGN(addr, nr * PAGE_SIZE);
+		/* Direct compaction for the larger orders (defrag's default asks for it). */
+		KUNIT_ASSERT_EQ(test, do_madvise(current->mm, base, 2 * nr * PAGE_SIZE,
+						 MADV_HUGEPAGE), 0);
+		anon0 = mm_rs_anon_pages(current->mm);
+		for (b = 0; b < 2; b++)
+			for (i = 0; i < nr; i++) {
+				char __user *p = (char __user *)(base + (b * nr + i) * PAGE_SIZE);
+
+				char v = 0x20 + i % 64;
+
+				if (half_edge_written(b, i, nr))
+					KUNIT_ASSERT_EQ(test, put_user(v, p), 0);
+			}
+		KUNIT_ASSERT_EQ_MSG(test, mm_rs_anon_pages(current->mm) - anon0, 2 * nr,
+				    "order %d: not two folios of the order", order);
+		KUNIT_EXPECT_TRUE_MSG(test, queued(test, base), "order %d", order);
+		KUNIT_EXPECT_TRUE_MSG(test, queued(test, base + nr * PAGE_SIZE), "order %d",
+				      order);
+
+		WRITE_ONCE(khugepaged_max_ptes_none, HPAGE_PMD_NR - 1);
+		KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("auto"), 0);
+		checked0 = mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_CHECKED);
+		split0 = mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_SPLIT);
+		zero0 = mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_ZERO_PAGES);
+		shrink();
+		KUNIT_EXPECT_EQ_MSG(test,
+				    mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_CHECKED) - checked0,
+				    2, "order %d", order);
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_SPLIT) - split0,
+				    1, "order %d", order);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_ZERO_PAGES) - zero0,
+				    nr / 2, "order %d", order);
+		KUNIT_EXPECT_EQ_MSG(test, mm_rs_anon_pages(current->mm) - anon0, nr + nr / 2,
+				    "order %d", order);
+		KUNIT_EXPECT_FALSE_MSG(test, large_at(test, base + PAGE_SIZE),
+				       "order %d: %d of %d pages zero-filled, not split",
+				       order, nr / 2, nr);
+		KUNIT_EXPECT_TRUE_MSG(test, large_at(test, base + (2 * nr - 1) * PAGE_SIZE),
+				      "order %d: %d of %d pages zero-filled, split",
+				      order, nr / 2 - 1, nr);
+		for (b = 0; b < 2; b++)
+			for (i = 0; i < nr; i++) {
+				char want = half_edge_written(b, i, nr) ? 0x20 + i % 64 : 0;
+
+				if (get_user(c, (char __user *)(base + (b * nr + i) * PAGE_SIZE)) ||
+				    c != want)
+					bad++;
+			}
+		KUNIT_EXPECT_EQ_MSG(test, bad, 0, "order %d: pages that lost their data", order);
+		KUNIT_ASSERT_EQ(test, vm_munmap(addr, 3 * nr * PAGE_SIZE), 0);
 	}
 }
 
@@ -1094,6 +1188,7 @@ static struct kunit_case underused_cases[] = {
 	KUNIT_CASE(mte_tagged_left_alone),
 #endif
 	KUNIT_CASE(auto_own_verdict_at_default),
+	KUNIT_CASE(auto_half_zero_edge),
 	KUNIT_CASE(switch_both_ways),
 	KUNIT_CASE(pmd_thp_keeps_6_12_verdict),
 	KUNIT_CASE(split_each_order),
