@@ -650,19 +650,39 @@ static void random_layout(struct rnd_state *rs, struct random_layout *l)
 
 /*
  * The edges a random layout rarely meets, made on purpose: the signal as the
- * last KSM page is broken, with that page at the range's last address (6.12
- * has no address left to check the signal at: 0) or followed by PMD ranges
- * without a table (6.12 checks at each of their addresses: -ERESTARTSYS).
+ * last KSM page is broken, with that page
+ * - EDGE_END: at the range's last address (6.12 has no address left to check
+ *   the signal at: 0);
+ * - EDGE_HOLES: followed by PMD ranges without a table (6.12 checks at each
+ *   of their addresses: -ERESTARTSYS);
+ * - EDGE_LAST_TABLE: followed by other pages of its own table, the range's
+ *   last (the same: -ERESTARTSYS), where a walk ends with no table after
+ *   the one it broke the page in.
  */
-static void edge_layout(struct rnd_state *rs, struct random_layout *l, bool at_end)
+enum edge { EDGE_END, EDGE_HOLES, EDGE_LAST_TABLE };
+
+static void edge_layout(struct rnd_state *rs, struct random_layout *l, enum edge edge)
 {
-	unsigned int i, last = at_end ? K_PAGES - 1 : PG(K_PMDS - 1, 0) - 1;
+	unsigned int i, last;
 
 	random_layout(rs, l);
-	if (!at_end) {
+	switch (edge) {
+	case EDGE_END:
+		last = K_PAGES - 1;
+		break;
+	case EDGE_HOLES:
+		last = PG(K_PMDS - 1, 0) - 1;
 		l->pmd[K_PMDS - 1] = R_NO_TABLE;
 		memset(&l->page[PG(K_PMDS - 1, 0)], R_NONE, PTRS_PER_PTE);
+		break;
+	default:
+		last = PG(K_PMDS - 1, prandom_u32_state(rs) % (PTRS_PER_PTE - 1));
+		break;
 	}
+	/* no KSM page after it */
+	for (i = last + 1; i < K_PAGES; i++)
+		if (l->page[i] == R_KSM_ZERO)
+			l->page[i] = R_ANON;
 	/* the page at @last is in a table of pages (others of it may be none) */
 	if (l->pmd[last / PTRS_PER_PTE] != R_TABLE) {
 		l->pmd[last / PTRS_PER_PTE] = R_TABLE;
@@ -860,7 +880,7 @@ static void expect_random_unmerged(struct kunit *test, unsigned int n,
  * signal every KSM zero page is broken and nothing else changes; with one
  * raised as the Nth unshare fault starts, both stop before the (N+1)th KSM
  * page, wherever it is, with -ERESTARTSYS if an address of the range follows
- * the Nth (edge_layout() makes the two edges).
+ * the Nth (edge_layout() makes the three edges).
  */
 static void unmerge_random_same_as_c(struct kunit *test)
 {
@@ -878,9 +898,10 @@ static void unmerge_random_same_as_c(struct kunit *test)
 	for (n = 0; n < RANDOM_LAYOUTS; n++) {
 		unsigned long base = 8 * PUD_SIZE - 2 * PMD_SIZE;
 
-		/* every sixth an edge, at the end of the range or before holes */
-		if (n % 6 == 4 || n % 6 == 5)
-			edge_layout(&rs, l, n % 6 == 5);
+		/* every sixth an edge of each kind */
+		if (n % 6 >= 3)
+			edge_layout(&rs, l, n % 6 == 5 ? EDGE_END :
+					    n % 6 == 4 ? EDGE_HOLES : EDGE_LAST_TABLE);
 		else
 			random_layout(&rs, l);
 		memset(rc, 0, sizeof(*rc));
@@ -1503,9 +1524,10 @@ static void unmerge_random_ksm_pages_same_as_c(struct kunit *test)
 	for (n = 0; n < RANDOM_KSM_LAYOUTS; n++) {
 		struct random_layout *l = &set->l[n];
 
-		/* every fourth an edge, at the end of the range or before holes */
-		if (n % 4 == 3)
-			edge_layout(&rs, l, n % 8 == 7);
+		/* an edge of each kind */
+		if (n % 4 == 3 || n % 8 == 1)
+			edge_layout(&rs, l, n % 8 == 7 ? EDGE_END :
+					    n % 8 == 3 ? EDGE_HOLES : EDGE_LAST_TABLE);
 		else
 			random_layout(&rs, l);
 		for (p = 0; p < K_PMDS; p++)

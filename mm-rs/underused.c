@@ -15,7 +15,7 @@
  * sparse access from dense (a VMA's first faults, a random scan). So while
  * the policy is auto, at max_ptes_none's default, 511, where 6.12's verdict
  * never splits, mTHPs are judged as at max_ptes_none 255: underused when
- * more than half their pages are zero-filled; dense ones never are. The
+ * half their pages or more are zero-filled; dense ones never are. The
  * mthp and arch policies stay bound to max_ptes_none, as 6.12 keeps PMD
  * THPs; a max_ptes_none below 511 is the user's choice under every policy.
  */

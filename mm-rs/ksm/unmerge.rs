@@ -23,7 +23,9 @@
 //!   `exit_mmap()`), or with `-ERESTARTSYS` on a pending signal, checked before the first
 //!   address and before each address where something is broken; 6.12 checks before every
 //!   address, populated or not, which here is after each PTE table or huge leaf instead (holes
-//!   cost a read of their entry, not a check);
+//!   cost a read of their entry, not a check), and once more where the walk ends, unless the
+//!   last address 6.12 checks before is the one whose page was broken last: the walk does not
+//!   pause after the table it ends in;
 //! - the VMA write-locked against per-VMA-lock faults first (`vma_start_write()`) when the
 //!   caller holds the mmap lock for writing and asks for it (`lock_vma`).
 
@@ -37,6 +39,7 @@ use kernel::{
         walk::{MaySleep, PteEntry, PteVisitor, RangeWalk, Stopped},
         Mm,
     },
+    page::PAGE_SIZE,
 };
 
 /// Whether `entry` maps what unmerging breaks, as 6.12's `break_ksm()` decides it with
@@ -139,9 +142,22 @@ pub(crate) fn unmerge_ksm_pages(
     // The address whose KSM page the last fault was to break: break_ksm() retries it without
     // checking the mm or signals again.
     let mut retry = None;
+    // The address of the last unshare fault, whether it failed or not.
+    let mut last_fault = None;
     loop {
         let mut at = match walk.walk(&mut visitor) {
-            Continue(()) => return Ok(()),
+            // 6.12 checks at each address after the last it broke a page at, and the walk did
+            // not pause after the table it ended in: the range's last page is the one address
+            // with none left to check at.
+            Continue(()) => {
+                if last_fault.is_some_and(|addr| end - addr <= PAGE_SIZE) {
+                    return Ok(());
+                }
+                return match exit_or_signal(mm) {
+                    Break(Stop::Signal) => Err(ERESTARTSYS),
+                    _ => Ok(()),
+                };
+            }
             Break((Stop::Ksm, Stopped::Entry(at))) => at,
             Break((Stop::Signal, _)) => return Err(ERESTARTSYS),
             // The mm exits (a KSM page is met at an entry only: `Unmerge` breaks nowhere else).
@@ -155,6 +171,7 @@ pub(crate) fn unmerge_ksm_pages(
             }
         }
         retry = Some(at.addr());
+        last_fault = retry;
         let ret = at.unshare_fault();
         if ret & bindings::MM_RS_VM_FAULT_OOM != 0 {
             return Err(ENOMEM);
