@@ -9,7 +9,7 @@ ARCHES := x86_64 arm64
 SHELL := /bin/bash
 arches = $(if $(filter all,$(ARCH)),$(ARCHES),$(ARCH))
 
-.PHONY: help setup prepare kunit kunit-debug kunit-off kunit-nosplit lint fmt mutate image initramfs run selftests stress bench bench-real fault-trace uffd-repeat selftests-repeat series series-check rootfs shell workload test check-full clean distclean
+.PHONY: help setup prepare kunit kunit-seeds kunit-debug kunit-off kunit-nosplit lint fmt mutate image initramfs run selftests stress bench bench-real fault-trace uffd-repeat selftests-repeat series series-check rootfs shell workload test check-full clean distclean
 
 help:
 	@echo 'mm-rs targets:'
@@ -34,6 +34,8 @@ help:
 	@echo '  make kunit ARCH=A [SEED=N]   the KUnit suites under QEMU; A is x86_64, arm64 or all; SEED:'
 	@echo '                         the randomised sweeps from seeds derived from N (mm_rs_kunit.seed)'
 	@echo '                         (results: build/results/kunit-A.json)'
+	@echo '  make kunit-seeds ARCH=A [SEEDS=N]   the suites N times (default 8), each from a new'
+	@echo '                         seed, printed; names each seed that failed (in check-full)'
 	@echo '  make kunit-debug ARCH=A   the same with PROVE_LOCKING, DEBUG_VM and KASAN'
 	@echo '  make kunit-off ARCH=A  the kernel with CONFIG_MM_RS=n: builds, runs, has no mm-rs'
 	@echo '  make kunit-nosplit ARCH=A   the suites without split PTE locks (NR_CPUS=2, lockdep):'
@@ -107,6 +109,9 @@ prepare: setup
 
 kunit: prepare
 	@set -e; for a in $(arches); do scripts/kunit.sh $$a $(if $(SEED),--kernel_args mm_rs_kunit.seed=$(SEED)); done
+
+kunit-seeds: prepare
+	@rc=0; for a in $(arches); do scripts/kunit-seeds.sh $$a $(or $(SEEDS),8) || rc=1; done; exit $$rc
 
 kunit-debug: prepare
 	@set -e; for a in $(arches); do scripts/kunit.sh $$a debug; done
@@ -238,6 +243,7 @@ test: prepare
 check-full: prepare
 	@seed=$$(date +%s); echo "check-full: KUnit sweeps from mm_rs_kunit.seed=$$seed (make kunit SEED=$$seed replays them)"; \
 		$(MAKE) --no-print-directory kunit ARCH=all SEED=$$seed
+	@$(MAKE) --no-print-directory kunit-seeds ARCH=all SEEDS=8
 	@$(MAKE) --no-print-directory kunit-debug ARCH=all
 	@$(MAKE) --no-print-directory kunit-off ARCH=all
 	@$(MAKE) --no-print-directory kunit-nosplit ARCH=all

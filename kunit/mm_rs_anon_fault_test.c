@@ -1796,7 +1796,7 @@ enum {
 	COV_PRE_DATA, COV_PRE_ZERO, COV_PRE_MARKER,	/* entries before */
 	COV_PATH_ORDER, COV_PATH_FAULT, COV_PATH_BOTH,	/* the Rust run's path */
 	COV_READ, COV_WRITE,
-	COV_UFFD_MISSING, COV_UNSTABLE,		/* refusals */
+	COV_UFFD_MISSING, COV_UNSTABLE,		/* a fault refused by each */
 	COV_LARGE,				/* a large folio installed */
 	COV_NR
 };
@@ -1823,8 +1823,10 @@ static unsigned long install_cov(const struct install_case *c, const struct inst
 		   !c->paths.anon_order ? COV_PATH_FAULT : COV_PATH_BOTH);
 	for (i = 0; i < INSTALL_FAULTS; i++)
 		cov |= BIT(c->write[i] ? COV_WRITE : COV_READ);
-	cov |= (c->uffd_missing ? BIT(COV_UFFD_MISSING) : 0) |
-	       (c->unstable ? BIT(COV_UNSTABLE) : 0);
+	for (i = 0; i < INSTALL_FAULTS; i++)
+		if (r->ret[i])
+			cov |= (c->uffd_missing ? BIT(COV_UFFD_MISSING) : 0) |
+			       (c->unstable ? BIT(COV_UNSTABLE) : 0);
 	for (i = 0; i < PTRS_PER_PTE; i++)
 		if ((r->entry[i] & 7) == E_FOLIO && (r->entry[i] >> 9 & 15))
 			cov |= BIT(COV_LARGE);
@@ -1859,6 +1861,7 @@ static void install_random_same_as_c(struct kunit *test)
 	struct install_result *rr = kunit_kzalloc(test, sizeof(*rr), GFP_KERNEL);
 	pte_t *ptes = kunit_kcalloc(test, PTRS_PER_PTE, sizeof(*ptes), GFP_KERNEL);
 	unsigned int n, i, large = 0, refused = 0, markers = 0, rust_hits = 0, fallbacks = 0;
+	unsigned int wp_refused = 0;
 	unsigned long cov = 0, want = install_cov_wanted();
 	u64 seed = mm_rs_kunit_seed(test, 0x696e7374);
 	struct entry_probes probes;
@@ -1894,14 +1897,18 @@ static void install_random_same_as_c(struct kunit *test)
 			/*
 			 * Refused: userfaultfd's missing mode, an unstable mm, or
 			 * a write to a uffd-wp page (a marker, or the page a read
-			 * over one mapped): handle_userfault() with no context.
+			 * over one mapped): SIGBUS from handle_userfault(), which
+			 * the test VMA gives no context.
 			 */
 			if (rc->ret[i]) {
-				KUNIT_EXPECT_TRUE_MSG(test, c->uffd_missing || c->unstable ||
-						      (c->write[i] && (e >> 6 & 1)),
+				bool wp = c->uffd_wp && c->write[i] && (e >> 6 & 1) &&
+					  rc->ret[i] == VM_FAULT_SIGBUS;
+
+				KUNIT_EXPECT_TRUE_MSG(test, c->uffd_missing || c->unstable || wp,
 						      "case %u fault %u: %#x, entry %#x", n, i,
 						      rc->ret[i], e);
 				refused++;
+				wp_refused += wp;
 				continue;
 			}
 			KUNIT_EXPECT_TRUE_MSG(test, (e & 7) == E_ZERO || (e & 7) == E_FOLIO,
@@ -1918,8 +1925,8 @@ static void install_random_same_as_c(struct kunit *test)
 	KUNIT_EXPECT_GT(test, rust_hits, 0);
 	KUNIT_EXPECT_GT(test, large, 0);
 	KUNIT_EXPECT_EQ_MSG(test, cov, want, "values never built: %#lx (COV_* bits)", want & ~cov);
-	kunit_info(test, "%u cases, %u large folios, %u fallbacks, %u faults refused, %u uffd-wp markers left",
-		   n, large, fallbacks, refused, markers);
+	kunit_info(test, "%u cases, %u large folios, %u fallbacks, %u faults refused (%u uffd-wp writes), %u uffd-wp markers left",
+		   n, large, fallbacks, refused, wp_refused, markers);
 	/* The same seed builds the same cases, and another seed other ones. */
 	KUNIT_EXPECT_EQ(test, install_replay(test, seed, INSTALL_REPLAY, c, rc, ptes), digest);
 	KUNIT_EXPECT_NE(test, install_replay(test, seed ^ 1, INSTALL_REPLAY, c, rc, ptes), digest);

@@ -645,6 +645,30 @@ static void auto_own_verdict_at_default(struct kunit *test)
 }
 
 /*
+ * A fresh mapping with room for @blocks blocks of @order, aligned to the
+ * block, with only that order enabled (always) and MADV_HUGEPAGE over the
+ * blocks, so that the larger orders get direct compaction (defrag's default
+ * asks for it). Returns the first block; *@addr is the mapping, of
+ * (@blocks + 1) blocks, for vm_munmap().
+ */
+static unsigned long map_order_blocks(struct kunit *test, int order, int blocks,
+				      unsigned long *addr)
+{
+	struct underused_ctx *ctx = test->priv;
+	struct thp_knobs k = { .tpf = ctx->saved.tpf };
+	unsigned long len = (unsigned long)PAGE_SIZE << order, base;
+
+	mm_rs_knobs_only(&k, order, KNOB_ALWAYS);
+	mm_rs_knobs_set(&k);
+	*addr = mm_rs_map_anon(test, (blocks + 1) * len);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(*addr));
+	KUNIT_ASSERT_NE(test, *addr, 0);
+	base = ALIGN(*addr, len);
+	KUNIT_ASSERT_EQ(test, do_madvise(current->mm, base, blocks * len, MADV_HUGEPAGE), 0);
+	return base;
+}
+
+/*
  * Whether page @i of block @b (0: half its pages zero-filled, 1: one fewer)
  * of auto_half_zero_edge() is written: every other page of block 0, the
  * first half and one page more of block 1.
@@ -666,8 +690,6 @@ static bool half_edge_written(int b, int i, int nr)
  */
 static void auto_half_zero_edge(struct kunit *test)
 {
-	struct underused_ctx *ctx = test->priv;
-	struct thp_knobs k = { .tpf = ctx->saved.tpf };
 	int order;
 
 	for (order = FIRST_ORDER; order < HPAGE_PMD_ORDER; order++) {
@@ -678,15 +700,7 @@ static void auto_half_zero_edge(struct kunit *test)
 
 		KUNIT_ASSERT_EQ(test, mm_rs_anon_order_policy_set("mthp"), 0);
 		WRITE_ONCE(khugepaged_max_ptes_none, U_MAX_NONE);
-		mm_rs_knobs_only(&k, order, KNOB_ALWAYS);
-		mm_rs_knobs_set(&k);
-		addr = mm_rs_map_anon(test, 3 * nr * PAGE_SIZE);
-		KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
-		KUNIT_ASSERT_NE(test, addr, 0);
-		base = ALIGN(addr, nr * PAGE_SIZE);
-		/* Direct compaction for the larger orders (defrag's default asks for it). */
-		KUNIT_ASSERT_EQ(test, do_madvise(current->mm, base, 2 * nr * PAGE_SIZE,
-						 MADV_HUGEPAGE), 0);
+		base = map_order_blocks(test, order, 2, &addr);
 		anon0 = mm_rs_anon_pages(current->mm);
 		for (b = 0; b < 2; b++)
 			for (i = 0; i < nr; i++) {
@@ -1099,8 +1113,6 @@ static void switch_both_ways(struct kunit *test)
  */
 static void split_each_order(struct kunit *test)
 {
-	struct underused_ctx *c = test->priv;
-	struct thp_knobs k = { .tpf = c->saved.tpf };
 	int order;
 
 	WRITE_ONCE(khugepaged_max_ptes_none, 0);
@@ -1109,15 +1121,7 @@ static void split_each_order(struct kunit *test)
 		long anon0;
 		char v = 0;
 
-		mm_rs_knobs_only(&k, order, KNOB_ALWAYS);
-		mm_rs_knobs_set(&k);
-		addr = mm_rs_map_anon(test, 2 * nr * PAGE_SIZE);
-		KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
-		KUNIT_ASSERT_NE(test, addr, 0);
-		base = ALIGN(addr, nr * PAGE_SIZE);
-		/* Direct compaction for the larger orders (defrag's default asks for it). */
-		KUNIT_ASSERT_EQ(test, do_madvise(current->mm, base, nr * PAGE_SIZE, MADV_HUGEPAGE),
-				0);
+		base = map_order_blocks(test, order, 1, &addr);
 		anon0 = mm_rs_anon_pages(current->mm);
 		split0 = mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_SPLIT);
 		zero0 = mm_rs_sum_mthp(order, MTHP_STAT_UNDERUSED_ZERO_PAGES);

@@ -183,6 +183,8 @@ echo "lint: boot.sh rerun after QEMU TCG's stale INT3"
 # and mm_rs_kprobe_optimizes()'s, the test of its check.
 echo "lint: kunit.sh rerun after QEMU TCG's stale INT3 at a kprobe"
 "$REPO/scripts/kunit-retry-test.sh" || rc=1
+echo "lint: kunit-seeds.sh runs every seed and names each that failed"
+"$REPO/scripts/kunit-seeds-test.sh" || rc=1
 if other=$(grep -nE 'kp(\.|->)(symbol_name|addr|offset) *=|mm_rs_probe\(test,|\bregister_kprobes?\(' "$REPO"/kunit/*.c |
 	   grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*)' |
 	   grep -vE '(mm_rs_probe\(test, |symbol_name = )"[A-Za-z0-9_]+"|kp\.symbol_name = symbol;|mm_rs_kunit\.c:[0-9]+:	ret = register_kprobe\(kp\);$'); then
