@@ -148,9 +148,10 @@ pub(crate) fn unmerge_ksm_pages(
         let mut at = match walk.walk(&mut visitor) {
             // 6.12 checks at each address after the last it broke a page at, and the walk did
             // not pause after the table it ended in: the range's last page is the one address
-            // with none left to check at.
+            // with none left to check at. (`checked_add`: no overflow check that could panic;
+            // a fault address lies in `[start, end)`, so it never overflows.)
             Continue(()) => {
-                if last_fault.is_some_and(|addr| end - addr <= PAGE_SIZE) {
+                if last_fault.is_some_and(|addr: usize| addr.checked_add(PAGE_SIZE) == Some(end)) {
                     return Ok(());
                 }
                 return match exit_or_signal(mm) {
