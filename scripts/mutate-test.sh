@@ -311,7 +311,7 @@ mutate x86_64 --stale --sample 1
 # commit for each; it does not go on, nor begin, where a file outside docs/
 # differs (committed, uncommitted, untracked, or changed while it ran),
 # where the first commit is not HEAD's ancestor, nor with other tools.
-export MMRS_MUTATE_ENV='{"tools": "one"}'
+export MMRS_MUTATE_ENV='{"linux-source-6.12": "6.12.999-1", "tools": "one"}'
 printf 'build/\n' > "$R/.gitignore"
 gitc add -A && gitc commit -qm 'ignore build/'
 (cd "$R" && find mm-rs patches scripts/mutations.txt -type f -exec md5sum {} + | sort) > "$tmp/pristine"
@@ -337,7 +337,7 @@ interrupted
 	fail "a sitting cut short: exit $mrc, progress: $(verdicts "$prog" 2>&1), $(cat "$tmp/res.err")"
 pristine "a sitting cut short"
 python3 "$R/scripts/mutations-report.py" >/dev/null
-grep -q "^- x86_64: a full run in sittings, begun at ${first:0:12} on .*: 1 of 5 mutations measured in 1 sitting (" "$md" ||
+grep -q "^- x86_64: a full run in sittings, begun at ${first:0:12} on .*, on linux-source-6.12 6.12.999-1: 1 of 5 mutations measured in 1 sitting (" "$md" ||
 	fail "docs/mutations.md does not show the run under way: $(grep -n 'sittings' "$md")"
 # the next sitting, after a commit of docs/ only: the rest, with a baseline.
 # The first sitting dated a day earlier: the record is dated when the run
@@ -365,13 +365,13 @@ assert [m.get("head") for m in d["mutations"]] == [None] + [second] * 6, [m.get(
 assert [s["commit"] for s in d["sittings"]] == [first, second], d["sittings"]
 assert [s["verdicts"] for s in d["sittings"]] == [1, 6], d["sittings"]
 assert "sitting 1" in d["baseline"] and "2 passed" in d["baseline"].split(";")[1], d["baseline"]
-assert all(s["env"] == {"tools": "one"} for s in d["sittings"]), d["sittings"]
+assert all(s["env"] == {"linux-source-6.12": "6.12.999-1", "tools": "one"} for s in d["sittings"]), d["sittings"]
 assert d["date"] == "2020-01-01T00:00:00Z", d["date"]
 assert d["finished"] == max(m["date"] for m in d["mutations"]) > d["date"], d["finished"]
 EOP
 	fail "the record of two sittings"
 python3 "$R/scripts/mutations-report.py" >/dev/null
-grep -q "^- x86_64: full run of 2020-01-01T00:00:00Z to 20[0-9-]*T[0-9:]*Z at ${first:0:12}, .*, in 2 sittings at ${first:0:12}, [0-9a-f]\{12\} (every file outside docs/ as at ${first:0:12})" "$md" &&
+grep -q "^- x86_64: full run of 2020-01-01T00:00:00Z to 20[0-9-]*T[0-9:]*Z at ${first:0:12}, .*, in 2 sittings at ${first:0:12}, [0-9a-f]\{12\} (every file outside docs/ as at ${first:0:12}), on linux-source-6.12 6.12.999-1: " "$md" &&
 	! grep -q 'a full run in sittings, begun' "$md" ||
 	fail "docs/mutations.md after two sittings: $(grep -n 'x86_64' "$md" | head -n 3)"
 pristine "two sittings"
@@ -450,7 +450,7 @@ pristine "a change during a sitting"
 interrupted
 [ "$mrc" = 130 ] && [ -f "$prog" ] || fail "a sitting cut short again: exit $mrc"
 cp "$prog" "$tmp/prog-before.json"
-MMRS_MUTATE_ENV='{"tools": "two"}' mutate x86_64 --resume
+MMRS_MUTATE_ENV='{"linux-source-6.12": "6.12.999-1", "tools": "two"}' mutate x86_64 --resume
 [ "$mrc" = 1 ] && [ -z "$calls" ] && cmp -s "$prog" "$tmp/prog-before.json" &&
 	grep -q "ran with other tools: tools: 'one' then, 'two' now" "$tmp/err" ||
 	fail "--resume with other tools: exit $mrc, calls: $calls, $(cat "$tmp/err")"

@@ -757,6 +757,12 @@ def report(args):
          "verdict's).", ""]
     if not runs:
         L += ["No run recorded yet: `make mutate ARCH=all`.", ""]
+    def run_base(d):
+        # The kernel source the run's kernels were built from (every sitting's, in order).
+        bases = dict.fromkeys(b for x in d.get("sittings", [])
+                              if (b := (x.get("env") or {}).get("linux-source-6.12")))
+        return f", on linux-source-6.12 {' then '.join(bases)}" if bases else ""
+
     for label, d, res in runs:
         c = d.get("counts", {})
         L.append(f"- {label}: {d.get('kind', '?')} run {run_dates(d)} at "
@@ -767,6 +773,7 @@ def report(args):
                     + f" ({d.get('inputs', 'every file outside docs/')} as at {d['commit'][:12]})"
                     if len(d.get("sittings", [])) > 1 else "")
                  + (f", some mutations run again on {', '.join(d['updated'])}" if d.get("updated") else "")
+                 + run_base(d)
                  + ": "
                  + ", ".join(f"{c.get(v, 0)} {v}" for v in VERDICTS if c.get(v)))
         st = {}
@@ -793,7 +800,7 @@ def report(args):
         done = {r["name"] for r in d.get("mutations", [])}
         sit = d.get("sittings", [])
         L.append(f"- {label}: a full run in sittings, begun at {d.get('commit', '?')[:12]}"
-                 f" on {sit[0]['date'] if sit else '?'}: {sum(1 for m in todo if m.name in done)}"
+                 f" on {sit[0]['date'] if sit else '?'}{run_base(d)}: {sum(1 for m in todo if m.name in done)}"
                  f" of {len(todo)} mutations measured in {len(sit)} sitting"
                  f"{'s' if len(sit) != 1 else ''} (`{os.path.relpath(p, REPO)}`); its verdicts "
                  + ("replace the run above" if label in labels else "count")
