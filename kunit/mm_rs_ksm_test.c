@@ -596,6 +596,71 @@ static void unmerge_signal_mid_table(struct kunit *test)
 #endif
 }
 
+/* The PMD entries the Rust walk of @mm read, and the highest one's address. */
+static struct {
+	struct mm_struct *mm;
+	unsigned long reads, highest;
+} pmd_reads;
+
+static void note_pmd_reads(enum mm_rs_race where, struct mm_struct *mm, unsigned long addr)
+{
+	if (where != MM_RS_RACE_WALK_PMD_READ || mm != pmd_reads.mm)
+		return;
+	pmd_reads.reads++;
+	pmd_reads.highest = max(pmd_reads.highest, addr);
+}
+
+/*
+ * A signal raised while the last KSM page of a table is broken: 6.12 stops at
+ * the next address, the first of the next PMD range; the Rust walk where it
+ * pauses after the table, before it reads the next PMD entry. Both break the
+ * table's four KSM pages, leave the rest of the layout merged and return
+ * -ERESTARTSYS. The state cannot tell a walk that pauses after each table
+ * from one that checks only before the next KSM page, or where it ends (it
+ * would meet one in the fourth table, or the end of the range): how far it
+ * reads on can. Here it reads no PMD entry past the first table, not the THP
+ * or the empty table after it, as a signal stops 6.12 within a page: an
+ * unmerge of a large, populated range is no longer to interrupt than in C.
+ */
+static void unmerge_signal_between_tables(struct kunit *test)
+{
+	struct unmerge_result *rc, *rr;
+	struct two_layouts t;
+	unsigned int i;
+
+	build_two_layouts(test, &t);
+	rc = t.c;
+	rr = t.r;
+	/* The layout's first four KSM pages are the first table's, and the last. */
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_LT(test, ksm_zero_at[i], PG(1, 0));
+	KUNIT_ASSERT_EQ(test, ksm_zero_at[3], PG(0, PTRS_PER_PTE - 1));
+	KUNIT_ASSERT_GE(test, ksm_zero_at[4], PG(1, 0));
+	next_signal_after = 4;
+	unmerge(test, t.base_c, false, false, rc);
+	memset(&pmd_reads, 0, sizeof(pmd_reads));
+	pmd_reads.mm = current->mm;
+	kunit_activate_static_stub(test, mm_rs_test_race, note_pmd_reads);
+	unmerge(test, t.base_r, true, false, rr);
+	kunit_deactivate_static_stub(test, mm_rs_test_race);
+	pmd_reads.mm = NULL;
+	next_signal_after = 0;
+
+	for (i = 0; i < 4; i++)
+		t.want[ksm_zero_at[i]] = K_ANON;
+	KUNIT_EXPECT_EQ(test, rc->ret, -ERESTARTSYS);
+	KUNIT_EXPECT_EQ(test, rc->unshare_faults, 4);
+	KUNIT_EXPECT_MEMEQ(test, rc->kinds, t.want, K_PAGES);
+	KUNIT_EXPECT_EQ(test, rc->ksm_zero_global, -4);
+	KUNIT_EXPECT_EQ(test, rr->rust_calls, 1);
+	rr->rust_calls = rc->rust_calls;
+	KUNIT_EXPECT_MEMEQ(test, rr, rc, sizeof(*rr));
+	KUNIT_EXPECT_GT(test, pmd_reads.reads, 0);
+	KUNIT_EXPECT_LT_MSG(test, pmd_reads.highest, t.base_r + PMD_SIZE,
+			    "the walk read on to %#lx, past the table the signal came in",
+			    pmd_reads.highest);
+}
+
 /*
  * A random layout: for each of the K_PMDS ranges, no table, an empty table,
  * a PMD THP, or a table whose pages are, at a random density, none, a clean
@@ -696,16 +761,22 @@ static void edge_layout(struct rnd_state *rs, struct random_layout *l, enum edge
 }
 
 /* What 6.12's loop returns for @l: whether an address follows the signal's KSM page. */
-static int random_expected_ret(const struct random_layout *l)
+/* The index of the KSM page as whose unshare fault the signal comes. */
+static unsigned int random_signal_page(const struct random_layout *l)
 {
 	unsigned int i, seen = 0;
 
-	if (!l->signal_after)
-		return 0;
 	for (i = 0; i < K_PAGES; i++)
 		if (l->page[i] == R_KSM_ZERO && ++seen == l->signal_after)
 			break;
-	return i == K_PAGES - 1 ? 0 : -ERESTARTSYS;
+	return i;
+}
+
+static int random_expected_ret(const struct random_layout *l)
+{
+	if (!l->signal_after)
+		return 0;
+	return random_signal_page(l) == K_PAGES - 1 ? 0 : -ERESTARTSYS;
 }
 
 /* The data byte of the anonymous page at index @i of a random layout. */
@@ -799,7 +870,22 @@ static void unmerge_random(struct kunit *test, unsigned long base, const struct 
 	mmap_read_lock(mm);
 	r->anon_vma = !!vma_lookup(mm, base)->anon_vma;
 	mmap_read_unlock(mm);
+	memset(&pmd_reads, 0, sizeof(pmd_reads));
+	pmd_reads.mm = mm;
+	kunit_activate_static_stub(test, mm_rs_test_race, note_pmd_reads);
 	watched_unmerge(test, base, rust, false, l->signal_after, probe, &wd);
+	kunit_deactivate_static_stub(test, mm_rs_test_race);
+	pmd_reads.mm = NULL;
+	/*
+	 * The Rust walk stops at the next KSM page or where it pauses after
+	 * the table of the one the signal came at, whatever follows it: it
+	 * reads no PMD entry beyond that table (6.12 stops at the next address).
+	 */
+	if (rust && l->signal_after && random_signal_page(l) < K_PAGES)
+		KUNIT_EXPECT_LT_MSG(test, pmd_reads.highest,
+				    base + (random_signal_page(l) / PTRS_PER_PTE + 1) * PMD_SIZE,
+				    "signal at KSM page %d of %u (page %u): the walk read on",
+				    l->signal_after, l->nr_ksm, random_signal_page(l));
 	r->ret = wd.ret;
 	r->rust_calls = wd.rust_calls;
 	r->unshare_faults = wd.unshare_faults;
@@ -2129,6 +2215,7 @@ static struct kunit_case ksm_cases[] = {
 	KUNIT_CASE(run_2_unmerges_all),
 	KUNIT_CASE(unmerge_signal_pending),
 	KUNIT_CASE(unmerge_signal_mid_table),
+	KUNIT_CASE(unmerge_signal_between_tables),
 	KUNIT_CASE(unmerge_fault_fails),
 	KUNIT_CASE(switch_both_ways),
 	KUNIT_CASE(unmerge_random_same_as_c),

@@ -1358,7 +1358,12 @@ static void op_uffd_move(struct thr *t)
 		__atomic_fetch_add(&ctl->busy[e == EAGAIN ? 0 : e == EBUSY ? 1 : 2], 1, __ATOMIC_RELAXED);
 		/*
 		 * Pages shared since a fork (or swap entries not exclusive): write
-		 * the rest of the range, so that it is ours again.
+		 * the rest of the range, so that it is ours again. Since 6.12.118,
+		 * move_pages_pte() also turns split_folio()'s -EAGAIN into EBUSY
+		 * ("do not retry, extra refs may be held forever"): a large folio
+		 * someone else held a reference on (the deferred-split shrinker, a
+		 * GUP pin). The write is harmless then, and the retry outlasts a
+		 * passing reference.
 		 */
 		if (e == EBUSY)
 			for (long k = i + done; k < i + n; k++)
