@@ -19,8 +19,10 @@
 The areas: every option declared in mm/Kconfig and mm/Kconfig.debug (the
 page allocator, THP and mTHP, KSM, swap and zswap, compaction, migration,
 userfaultfd, MGLRU, ...), and by name the memcg, hugetlb/HVO, zram,
-page-table, contpte/MTE and error-reporting (BUG, lockup and hung-task
-detectors, panic, KALLSYMS, memory debugging) options declared elsewhere.
+page-table, contpte/MTE, error-reporting (BUG, lockup and hung-task
+detectors, panic, KALLSYMS, memory debugging) and preemption options (the
+preemption model and preemptible RCU, RCU boosting, the RCU stall timeout:
+they decide which stalls a loaded guest reports) declared elsewhere.
 A module (=m) counts as built in (=y).
 """
 import re
@@ -45,6 +47,10 @@ AREA_NAMES = re.compile(r"^(" + "|".join([
     r"DEBUG_LIST", r"BUG_ON_DATA_CORRUPTION", r"SCHED_STACK_END_CHECK",
     r"HARDENED_USERCOPY.*", r"LOCKUP_DETECTOR", r"PROVE_LOCKING",
     r"DEBUG_ATOMIC_SLEEP", r"LKDTM",
+    # preemption
+    r"PREEMPT", r"PREEMPT_NONE", r"PREEMPT_VOLUNTARY", r"PREEMPT_RT",
+    r"PREEMPT_DYNAMIC", r"PREEMPT_RCU", r"RCU_EXPERT", r"RCU_BOOST",
+    r"RCU_CPU_STALL_TIMEOUT",
 ]) + r")$")
 
 DECL = re.compile(r"^\s*(?:menu)?config\s+([A-Za-z0-9_]+)\s*$", re.M)

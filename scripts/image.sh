@@ -14,7 +14,7 @@
 # prod-debug, for the stock stress tools); both then add
 # configs/prod-debug-ARCH.config where there is one (x86_64: no ACPI). The
 # prod flavours start from Debian's own configuration of the mm, THP, KSM, memcg,
-# swap, hugetlb/HVO, page-table and error-reporting areas
+# swap, hugetlb/HVO, page-table, error-reporting and preemption areas
 # (scripts/debian-diff.py fragment; scripts/debian-config.sh fetches it),
 # merged before the project's fragments; `make lint` lists where the result
 # still differs from Debian's (configs/debian-diff.txt). Every flavour must

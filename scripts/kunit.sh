@@ -48,7 +48,19 @@ kunit_lacks() {
 	done
 	return $bad
 }
-[ "${1:-}" = --lacks ] && { shift; kunit_lacks "$@"; exit; }
+# kunit_prod_lacks DOTCONFIG KUNITCONFIG...: kunit_lacks for a prod-debug
+# kernel, which has Debian's voluntary preemption (configs/prod.config):
+# CONFIG_PREEMPT=y is not asked of one with PREEMPT_DYNAMIC, which
+# kunit_prod boots with preempt=full.
+kunit_prod_lacks() {
+	local lacks
+	lacks=$(kunit_lacks "$@") || true
+	if grep -qx 'CONFIG_PREEMPT_DYNAMIC=y' "$1"; then
+		lacks=$(grep -v '^CONFIG_PREEMPT=y ' <<< "$lacks") || true
+	fi
+	[ -z "$lacks" ] || { echo "$lacks"; return 1; }
+}
+[ "${1:-}" = --lacks ] && { shift; kunit_prod_lacks "$@"; exit; }
 # MMRS_KUNIT_PREBUILT=1 (prod-debug only): boot the kernel image.sh built
 # before, and build nothing, so without the build lock: make test builds the
 # arm64 KUnit kernel beside the x86_64 run, whose QEMU keeps one CPU busy.
@@ -124,9 +136,14 @@ for c in "${cfgs[@]}"; do args+=(--kunitconfig "$c"); done
 # loglevel (scripts/splats.sh). Every CONFIG_ line with a value in the
 # kunitconfigs must be in the kernel's .config, as kunit.py run demands of
 # its own (an arch "is not set" line may differ: x86_64's prod kernels have
-# Debian's X86_5LEVEL).
+# Debian's X86_5LEVEL), but for CONFIG_PREEMPT: the prod kernels have
+# Debian's voluntary preemption (configs/prod.config), and the suites, whose
+# race windows may spin in an RCU read-side section while the racer runs,
+# are written for full preemption. A kernel with PREEMPT_DYNAMIC (x86_64's,
+# as Debian's) boots them with preempt=full and must log that it runs so;
+# one without it (arm64's) is not run (kunit_prod_lacks).
 kunit_prod() {
-	local kernel q=() con lacks
+	local kernel q=() con lacks preempt=
 	. "$REPO/scripts/splats.sh"
 	if [ -n "${MMRS_KUNIT_PREBUILT:-}" ]; then
 		kernel=$out/$([ "$arch" = x86_64 ] && echo arch/x86/boot/bzImage || echo arch/arm64/boot/Image)
@@ -135,12 +152,13 @@ kunit_prod() {
 	else
 		kernel=$("$REPO/scripts/image.sh" "$arch" prod-debug | tail -n 1) || { rc=1; return; }
 	fi
-	if ! lacks=$(kunit_lacks "$out/.config" "${cfgs[@]}"); then
+	if ! lacks=$(kunit_prod_lacks "$out/.config" "${cfgs[@]}"); then
 		echo "kunit: $arch prod-debug: not run, the kernel's .config lacks (configs/kunit.config?):" >&2
 		sed 's/^/  /' <<< "$lacks" >&2
 		rc=1
 		return
 	fi
+	grep -qx 'CONFIG_PREEMPT=y' "$out/.config" || preempt="preempt=full "
 	mm_rs_machine "$arch"
 	q=("${MM_RS_QEMU[@]}")
 	con=$MM_RS_CONSOLE
@@ -149,11 +167,15 @@ kunit_prod() {
 	set +e
 	timeout --foreground -k 10 900 "${q[@]}" -nodefaults -m 1024 -smp 2 -nographic -no-reboot \
 		-serial stdio -kernel "$kernel" \
-		-append "console=$con loglevel=$MM_RS_LOGLEVEL kunit.enable=1 kunit_shutdown=reboot oops=panic panic=-1" \
+		-append "console=$con loglevel=$MM_RS_LOGLEVEL ${preempt}kunit.enable=1 kunit_shutdown=reboot oops=panic panic=-1" \
 		</dev/null > "$tlog" 2>&1
 	rc=$?
 	[ "$rc" != 124 ] && [ "$rc" != 137 ] || echo "kunit: $arch prod-debug: the kernel ran past 900 s; log: ${tlog#$REPO/}" >&2
 	python3 "$kunit_py" parse --json="$json" "$tlog" || { [ "$rc" != 0 ] || rc=1; }
+	if [ -n "$preempt" ] && ! grep -qa '^Dynamic Preempt: full' "$tlog"; then
+		echo "kunit: $arch prod-debug: booted with $preempt, but the kernel did not log 'Dynamic Preempt: full'; log: ${tlog#$REPO/}" >&2
+		rc=1
+	fi
 	set -e
 }
 rc=0

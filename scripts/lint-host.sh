@@ -209,6 +209,20 @@ if out=$("$REPO/scripts/kunit.sh" --lacks "$kc.1" kunit/mm_rs.kunitconfig kunit/
 	echo "lint: kunit.sh --lacks takes a .config without CONFIG_KASAN=y (got: $out)" >&2
 	rc=1
 fi
+# The prod kernels have Debian's voluntary preemption: without
+# CONFIG_PREEMPT=y, a kernel with PREEMPT_DYNAMIC passes (kunit.sh boots it
+# with preempt=full), one without it does not.
+grep -vx 'CONFIG_PREEMPT=y' "$kc" > "$kc.1"
+if out=$("$REPO/scripts/kunit.sh" --lacks "$kc.1" kunit/mm_rs.kunitconfig kunit/debug.kunitconfig 2>&1) ||
+   [ "$out" != 'CONFIG_PREEMPT=y (kunit/mm_rs.kunitconfig)' ]; then
+	echo "lint: kunit.sh --lacks takes a .config without CONFIG_PREEMPT=y or PREEMPT_DYNAMIC (got: $out)" >&2
+	rc=1
+fi
+echo 'CONFIG_PREEMPT_DYNAMIC=y' >> "$kc.1"
+if ! out=$("$REPO/scripts/kunit.sh" --lacks "$kc.1" kunit/mm_rs.kunitconfig kunit/debug.kunitconfig 2>&1) || [ -n "$out" ]; then
+	echo "lint: kunit.sh --lacks refuses a PREEMPT_DYNAMIC .config without CONFIG_PREEMPT=y (got: $out)" >&2
+	rc=1
+fi
 rm -f "$kc" "$kc.1"
 
 # make test mutates nothing: a sample of one mutant cost 40 s, or some 200 s
