@@ -116,8 +116,9 @@ if [ "$arch" = x86_64 ] && what=$(python3 "$REPO/scripts/tcg-stale-int3.py" "$lo
 	echo "boot: $arch $flavour: QEMU TCG executed a stale INT3 ($what); console log kept at ${log#$REPO/}.tcg-stale-int3; booting once more" >&2
 	boot "$@"
 fi
-# Where a failed kernel was: enough to tell a kernel bug from QEMU's.
-where() { grep -aE '^(CPU|RIP|Code|pc) ?: ' "$log" | head -n 6 >&2; }
+# Where a failed kernel was: enough to tell a kernel bug from QEMU's, and
+# for an RCU stall on a task, which task (its stack dump has no CPU line).
+where() { grep -aE '^(CPU|RIP|Code|pc) ?: |^task:[^ ]+ |^rcu: +(Tasks blocked|[0-9]+-)' "$log" | head -n 8 >&2; }
 if [ -f "$stopped" ]; then
 	echo "boot: $arch $flavour guest stopped $(cat "$stopped")s after the kernel's first complaint" \
 		"(MMRS_SPLAT_GRACE=$grace); console log: ${log#$REPO/}" >&2
